@@ -1,8 +1,175 @@
 // SPDX-License-Identifier: GPL-2.0
-/* placeholder, replaced by the real module */
+/*
+ * dazukofs superblock: mounting over a lower directory and the
+ * superblock-wide operations.
+ */
+
+#include <linux/fs.h>
+#include <linux/fs_context.h>
+#include <linux/fs_parser.h>
 #include <linux/module.h>
-static int __init dazukofs_init(void) { return 0; }
-static void __exit dazukofs_exit(void) { }
-module_init(dazukofs_init);
-module_exit(dazukofs_exit);
-MODULE_LICENSE("GPL");
+#include <linux/namei.h>
+#include <linux/slab.h>
+#include <linux/statfs.h>
+#include <linux/seq_file.h>
+
+#include "dazukofs.h"
+
+static void dazukofs_evict_inode(struct inode *inode)
+{
+	struct inode *lower_inode = dazukofs_lower_inode(inode);
+
+	truncate_inode_pages_final(&inode->i_data);
+	clear_inode(inode);
+	iput(lower_inode);
+}
+
+static int dazukofs_statfs(struct dentry *dentry, struct kstatfs *buf)
+{
+	struct path lower;
+	int err;
+
+	dazukofs_lower_path(dentry, &lower);
+	err = vfs_statfs(&lower, buf);
+	if (!err)
+		buf->f_type = DAZUKOFS_SUPER_MAGIC;
+	return err;
+}
+
+static int dazukofs_show_options(struct seq_file *m, struct dentry *root)
+{
+	/* The source shows as the mount's device; nothing else to report. */
+	return 0;
+}
+
+static const struct super_operations dazukofs_sops = {
+	.statfs		= dazukofs_statfs,
+	/*
+	 * An unused dazukofs inode pins its lower inode; keeping it cached
+	 * would keep an unlinked lower file's blocks allocated.
+	 */
+	.drop_inode	= generic_delete_inode,
+	.evict_inode	= dazukofs_evict_inode,
+	.show_options	= dazukofs_show_options,
+};
+
+/**
+ * dazukofs_resolve_lower() - find and check the directory to stack on
+ * @fc: the mount's context; fc->source names the lower directory
+ * @lower: set to the lower directory, with a reference, on success
+ *
+ * Each refusal logs one line that says why.
+ *
+ * Return: 0 or a negative errno (ENOENT, ENOTDIR, EINVAL, ...).
+ */
+static int dazukofs_resolve_lower(struct fs_context *fc, struct path *lower)
+{
+	struct super_block *lower_sb;
+	int err;
+
+	if (!fc->source || !*fc->source)
+		return invalfc(fc, "no lower directory given");
+
+	err = kern_path(fc->source, LOOKUP_FOLLOW | LOOKUP_DIRECTORY, lower);
+	if (err) {
+		errorfc(fc, "cannot use %s as lower directory: error %d",
+			fc->source, err);
+		return err;
+	}
+
+	lower_sb = lower->dentry->d_sb;
+	if (lower_sb->s_type == &dazukofs_fs_type) {
+		errorfc(fc, "%s is on dazukofs: stacking on itself is refused",
+			fc->source);
+		err = -EINVAL;
+	} else if (lower_sb->s_stack_depth >= FILESYSTEM_MAX_STACK_DEPTH) {
+		errorfc(fc, "%s is stacked too deep already", fc->source);
+		err = -EINVAL;
+	}
+	if (err)
+		path_put(lower);
+	return err;
+}
+
+static int dazukofs_fill_super(struct super_block *sb, struct fs_context *fc)
+{
+	struct dazukofs_sb_info *sbi;
+	struct super_block *lower_sb;
+	struct inode *root_inode;
+	int err;
+
+	sbi = kzalloc(sizeof(*sbi), GFP_KERNEL);
+	if (!sbi)
+		return -ENOMEM;
+	sb->s_fs_info = sbi;
+
+	err = dazukofs_resolve_lower(fc, &sbi->lower);
+	if (err)
+		return err;
+	lower_sb = sbi->lower.dentry->d_sb;
+
+	sb->s_stack_depth = lower_sb->s_stack_depth + 1;
+	sb->s_maxbytes = lower_sb->s_maxbytes;
+	sb->s_blocksize = lower_sb->s_blocksize;
+	sb->s_blocksize_bits = lower_sb->s_blocksize_bits;
+	sb->s_time_gran = lower_sb->s_time_gran;
+	sb->s_flags |= lower_sb->s_flags & SB_POSIXACL;
+	sb->s_magic = DAZUKOFS_SUPER_MAGIC;
+	sb->s_op = &dazukofs_sops;
+	sb->s_xattr = dazukofs_xattr_handlers;
+	sb->s_d_op = &dazukofs_dops;
+
+	root_inode = dazukofs_iget(sb, d_inode(sbi->lower.dentry));
+	if (IS_ERR(root_inode))
+		return PTR_ERR(root_inode);
+	sb->s_root = d_make_root(root_inode);
+	if (!sb->s_root)
+		return -ENOMEM;
+	sb->s_root->d_fsdata = dget(sbi->lower.dentry);
+	return 0;
+}
+
+static int dazukofs_get_tree(struct fs_context *fc)
+{
+	return get_tree_nodev(fc, dazukofs_fill_super);
+}
+
+/*
+ * dazukofs takes no options.  Returning -ENOPARAM lets the VFS take the
+ * source and refuse anything else with "Unknown parameter".
+ */
+static int dazukofs_parse_param(struct fs_context *fc,
+				struct fs_parameter *param)
+{
+	return -ENOPARAM;
+}
+
+static const struct fs_context_operations dazukofs_context_ops = {
+	.parse_param	= dazukofs_parse_param,
+	.get_tree	= dazukofs_get_tree,
+};
+
+static int dazukofs_init_fs_context(struct fs_context *fc)
+{
+	fc->ops = &dazukofs_context_ops;
+	return 0;
+}
+
+static void dazukofs_kill_sb(struct super_block *sb)
+{
+	struct dazukofs_sb_info *sbi = dazukofs_sb(sb);
+
+	kill_anon_super(sb);
+	if (sbi) {
+		path_put(&sbi->lower);
+		kfree(sbi);
+	}
+}
+
+struct file_system_type dazukofs_fs_type = {
+	.owner			= THIS_MODULE,
+	.name			= DAZUKOFS_NAME,
+	.init_fs_context	= dazukofs_init_fs_context,
+	.kill_sb		= dazukofs_kill_sb,
+};
+MODULE_ALIAS_FS(DAZUKOFS_NAME);

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Differences between the kernel versions dazukofs builds for (Debian 12's
+ * 6.1 and 6.12), in one place.
+ *
+ * Debian backports API changes into its stable kernels, so the version
+ * number is not trusted: Kbuild probes the kernel headers and defines the
+ * DAZUKOFS_HAVE_* macros used here (see module/Kbuild).  Each shim names the
+ * upstream change; Documentation/filesystems/porting.rst has the details.
+ * Every wrapper carries a dazukofs_ prefix so that it never collides with a
+ * kernel function of the same purpose.
+ */
+#ifndef _DAZUKOFS_COMPAT_H
+#define _DAZUKOFS_COMPAT_H
+
+#include <linux/fs.h>
+#include <linux/mount.h>
+#include <linux/splice.h>
+
+/*
+ * v6.3 "fs: port to struct mnt_idmap": inode operations and the vfs_*()
+ * helpers take a struct mnt_idmap instead of a struct user_namespace.
+ */
+#ifdef DAZUKOFS_HAVE_MNT_IDMAP
+typedef struct mnt_idmap dazukofs_idmap_t;
+
+static inline dazukofs_idmap_t *dazukofs_mnt_idmap(const struct vfsmount *mnt)
+{
+	return mnt_idmap(mnt);
+}
+
+#define DAZUKOFS_RENAMEDATA_IDMAP(rd, idmap)			\
+	do {							\
+		(rd)->old_mnt_idmap = (idmap);			\
+		(rd)->new_mnt_idmap = (idmap);			\
+	} while (0)
+#else
+typedef struct user_namespace dazukofs_idmap_t;
+
+static inline dazukofs_idmap_t *dazukofs_mnt_idmap(const struct vfsmount *mnt)
+{
+	return mnt_user_ns(mnt);
+}
+
+#define DAZUKOFS_RENAMEDATA_IDMAP(rd, idmap)			\
+	do {							\
+		(rd)->old_mnt_userns = (idmap);			\
+		(rd)->new_mnt_userns = (idmap);			\
+	} while (0)
+#endif
+
+/*
+ * v6.7 "fs: move file_start_write() into vfs_iter_write()": before it, the
+ * caller held freeze protection of the target's superblock.
+ */
+static inline ssize_t dazukofs_vfs_iter_write(struct file *file,
+					      struct iov_iter *iter,
+					      loff_t *pos, rwf_t flags)
+{
+#ifdef DAZUKOFS_HAVE_ITER_WRITE_FREEZE
+	return vfs_iter_write(file, iter, pos, flags);
+#else
+	ssize_t ret;
+
+	file_start_write(file);
+	ret = vfs_iter_write(file, iter, pos, flags);
+	file_end_write(file);
+	return ret;
+#endif
+}
+
+/*
+ * v6.5 "splice: Remove generic_file_splice_read()": copy_splice_read() is
+ * the generic replacement.  Both read through ->read_iter, i.e. through the
+ * lower file.
+ */
+#ifdef DAZUKOFS_HAVE_COPY_SPLICE_READ
+#define dazukofs_splice_read copy_splice_read
+#else
+#define dazukofs_splice_read generic_file_splice_read
+#endif
+
+/* v6.2 "fs: rename vfs_tmpfile_open() to kernel_tmpfile_open()" */
+static inline struct file *dazukofs_tmpfile_open(dazukofs_idmap_t *idmap,
+						 const struct path *parent,
+						 umode_t mode, int open_flag,
+						 const struct cred *cred)
+{
+#ifdef DAZUKOFS_HAVE_KERNEL_TMPFILE_OPEN
+	return kernel_tmpfile_open(idmap, parent, mode, open_flag, cred);
+#else
+	return vfs_tmpfile_open(idmap, parent, mode, open_flag, cred);
+#endif
+}
+
+/*
+ * v6.2 "fs: rename current get acl method" / "fs: add new get acl method":
+ * POSIX ACLs no longer travel as xattrs; ->get_acl and ->set_acl take the
+ * dentry and the VFS routes system.posix_acl_* to them.  Before that, the
+ * catch-all xattr handler forwards ACL xattrs like any other.
+ */
+#ifdef DAZUKOFS_HAVE_GET_INODE_ACL
+#define DAZUKOFS_ACL_DENTRY_OPS 1
+#endif
+
+#endif /* _DAZUKOFS_COMPAT_H */

@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dazukofs dentries: each pins the lower dentry of the same name, and is
+ * revalidated against it so that changes made directly in the lower
+ * directory show through the mount.
+ */
+
+#include <linux/dcache.h>
+#include <linux/fs.h>
+#include <linux/namei.h>
+#include <linux/rcupdate.h>
+
+#include "dazukofs.h"
+
+/*
+ * Compare without trusting the lower name's length: under RCU a rename in
+ * the lower directory may change name and length under us.  Both names are
+ * NUL-terminated and a dentry name holds no NUL, so the walk stops in time.
+ */
+static bool dazukofs_same_name(const struct dentry *dentry,
+			       const struct dentry *lower)
+{
+	const unsigned char *name = dentry->d_name.name;
+	unsigned int len = dentry->d_name.len;
+	const unsigned char *lower_name;
+	unsigned int i;
+	bool same = true;
+
+	rcu_read_lock();
+	lower_name = READ_ONCE(lower->d_name.name);
+	for (i = 0; i < len && same; i++)
+		same = lower_name[i] == name[i];
+	same = same && !lower_name[len];
+	rcu_read_unlock();
+	return same;
+}
+
+/*
+ * Is the lower dentry still what the dazukofs dentry was made from: in the
+ * parent's lower directory, under the same name, with the same inode (or
+ * still negative)?  Only cheap loads: this runs on every path walk through
+ * the mount, also in RCU mode.
+ */
+static bool dazukofs_lower_current(struct dentry *dentry, struct dentry *lower)
+{
+	struct dentry *parent = READ_ONCE(dentry->d_parent);
+	struct inode *inode = d_inode_rcu(dentry);
+	struct inode *lower_inode = d_inode_rcu(lower);
+
+	if (d_unhashed(lower))
+		return false;
+	if (READ_ONCE(lower->d_parent) != dazukofs_lower_dentry(parent))
+		return false;
+	if (inode ? lower_inode != dazukofs_lower_inode(inode) : !!lower_inode)
+		return false;
+	return dazukofs_same_name(dentry, lower);
+}
+
+static int dazukofs_d_revalidate(struct dentry *dentry, unsigned int flags)
+{
+	struct dentry *lower = dazukofs_lower_dentry(dentry);
+	int valid = 1;
+
+	if (!lower)
+		return 0;
+	if (IS_ROOT(dentry))
+		return 1;
+	if (!dazukofs_lower_current(dentry, lower))
+		return 0;
+	if (lower->d_flags & DCACHE_OP_REVALIDATE)
+		valid = lower->d_op->d_revalidate(lower, flags);
+	if (valid > 0 && !(flags & LOOKUP_RCU) && d_really_is_positive(dentry))
+		dazukofs_copy_attr(d_inode(dentry));
+	return valid;
+}
+
+static int dazukofs_d_weak_revalidate(struct dentry *dentry,
+				      unsigned int flags)
+{
+	struct dentry *lower = dazukofs_lower_dentry(dentry);
+
+	if (lower && (lower->d_flags & DCACHE_OP_WEAK_REVALIDATE))
+		return lower->d_op->d_weak_revalidate(lower, flags);
+	return 1;
+}
+
+static void dazukofs_d_release(struct dentry *dentry)
+{
+	dput(dentry->d_fsdata);
+}
+
+const struct dentry_operations dazukofs_dops = {
+	.d_revalidate		= dazukofs_d_revalidate,
+	.d_weak_revalidate	= dazukofs_d_weak_revalidate,
+	.d_release		= dazukofs_d_release,
+};

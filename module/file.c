@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dazukofs files: each open dazukofs file owns an open lower file and does
+ * all I/O through it.  File data is cached once, in the lower inode's page
+ * cache; mmap maps the lower file itself, so writes through a shared
+ * mapping, read()/write() and changes made directly to the lower file all
+ * see the same pages.
+ */
+
+#include <linux/fs.h>
+#include <linux/fs_stack.h>
+#include <linux/fadvise.h>
+#include <linux/file.h>
+#include <linux/mm.h>
+#include <linux/security.h>
+#include <linux/uio.h>
+
+#include "dazukofs.h"
+
+/* fcntl(F_SETFL) may change these on the dazukofs file after open. */
+#define DAZUKOFS_SETFL_MASK (O_APPEND | O_NONBLOCK | O_NDELAY | O_DIRECT)
+
+/*
+ * Bring the lower file's status flags in line with the dazukofs file's.
+ * Called before each I/O: a change by fcntl(F_SETFL) is rare, so the fast
+ * path is one comparison.
+ */
+static int dazukofs_sync_flags(struct file *file, struct file *lower)
+{
+	unsigned int flags = READ_ONCE(file->f_flags) & DAZUKOFS_SETFL_MASK;
+	int err;
+
+	if (likely(flags == (READ_ONCE(lower->f_flags) & DAZUKOFS_SETFL_MASK)))
+		return 0;
+	if ((flags & O_DIRECT) && !(lower->f_mode & FMODE_CAN_ODIRECT))
+		return -EINVAL;
+	if (lower->f_op->check_flags) {
+		err = lower->f_op->check_flags(flags);
+		if (err)
+			return err;
+	}
+	spin_lock(&lower->f_lock);
+	lower->f_flags = (lower->f_flags & ~DAZUKOFS_SETFL_MASK) | flags;
+	lower->f_iocb_flags = iocb_flags(lower);
+	spin_unlock(&lower->f_lock);
+	return 0;
+}
+
+/* Per-call flags of a dazukofs kiocb, for the lower file's I/O. */
+static rwf_t dazukofs_iocb_to_rwf(int ifl)
+{
+	rwf_t flags = 0;
+
+	if (ifl & IOCB_NOWAIT)
+		flags |= RWF_NOWAIT;
+	if (ifl & IOCB_HIPRI)
+		flags |= RWF_HIPRI;
+	if (ifl & IOCB_DSYNC)
+		flags |= RWF_DSYNC;
+	if (ifl & IOCB_SYNC)
+		flags |= RWF_SYNC;
+	if (ifl & IOCB_APPEND)
+		flags |= RWF_APPEND;
+	return flags;
+}
+
+static int dazukofs_open(struct inode *inode, struct file *file)
+{
+	struct path lower_path;
+	struct file *lower;
+
+	dazukofs_lower_path(file->f_path.dentry, &lower_path);
+	/* Creation and truncation were done through the inode operations. */
+	lower = dentry_open(&lower_path,
+			    file->f_flags & ~(O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC),
+			    current_cred());
+	if (IS_ERR(lower))
+		return PTR_ERR(lower);
+
+	file->private_data = lower;
+	file->f_mode |= lower->f_mode & (FMODE_CAN_ODIRECT | FMODE_NOWAIT);
+	return 0;
+}
+
+static int dazukofs_release(struct inode *inode, struct file *file)
+{
+	fput(dazukofs_lower_file(file));
+	return 0;
+}
+
+static ssize_t dazukofs_read_iter(struct kiocb *iocb, struct iov_iter *iter)
+{
+	struct file *file = iocb->ki_filp;
+	struct file *lower = dazukofs_lower_file(file);
+	ssize_t ret;
+
+	if (!iov_iter_count(iter))
+		return 0;
+	ret = dazukofs_sync_flags(file, lower);
+	if (ret)
+		return ret;
+	ret = vfs_iter_read(lower, iter, &iocb->ki_pos,
+			    dazukofs_iocb_to_rwf(iocb->ki_flags));
+	fsstack_copy_attr_atime(file_inode(file), file_inode(lower));
+	return ret;
+}
+
+static ssize_t dazukofs_write_iter(struct kiocb *iocb, struct iov_iter *iter)
+{
+	struct file *file = iocb->ki_filp;
+	struct file *lower = dazukofs_lower_file(file);
+	ssize_t ret;
+
+	if (!iov_iter_count(iter))
+		return 0;
+	ret = dazukofs_sync_flags(file, lower);
+	if (ret)
+		return ret;
+	ret = dazukofs_vfs_iter_write(lower, iter, &iocb->ki_pos,
+				      dazukofs_iocb_to_rwf(iocb->ki_flags));
+	dazukofs_copy_attr(file_inode(file));
+	return ret;
+}
+
+/*
+ * The dazukofs file's position is the truth (the VFS serialises seeks and
+ * I/O on it); the lower file answers from it, which also gives SEEK_DATA,
+ * SEEK_HOLE and directory cookies the lower filesystem's meaning.
+ */
+static loff_t dazukofs_llseek(struct file *file, loff_t offset, int whence)
+{
+	struct file *lower = dazukofs_lower_file(file);
+	loff_t ret;
+
+	lower->f_pos = file->f_pos;
+	ret = vfs_llseek(lower, offset, whence);
+	file->f_pos = lower->f_pos;
+	return ret;
+}
+
+static int dazukofs_fsync(struct file *file, loff_t start, loff_t end,
+			  int datasync)
+{
+	return vfs_fsync_range(dazukofs_lower_file(file), start, end, datasync);
+}
+
+static int dazukofs_flush(struct file *file, fl_owner_t id)
+{
+	struct file *lower = dazukofs_lower_file(file);
+
+	if (lower && lower->f_op->flush)
+		return lower->f_op->flush(lower, id);
+	return 0;
+}
+
+static int dazukofs_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct file *lower = dazukofs_lower_file(file);
+
+	if (!lower->f_op->mmap)
+		return -ENODEV;
+	/* From here on the mapping is the lower file's own. */
+	vma_set_file(vma, lower);
+	return call_mmap(lower, vma);
+}
+
+static long dazukofs_fallocate(struct file *file, int mode, loff_t offset,
+			       loff_t len)
+{
+	struct file *lower = dazukofs_lower_file(file);
+	long ret;
+
+	ret = vfs_fallocate(lower, mode, offset, len);
+	dazukofs_copy_attr(file_inode(file));
+	return ret;
+}
+
+static int dazukofs_fadvise(struct file *file, loff_t offset, loff_t len,
+			    int advice)
+{
+	return vfs_fadvise(dazukofs_lower_file(file), offset, len, advice);
+}
+
+/*
+ * Generic ioctls (FS_IOC_GETFLAGS, FIEMAP, ...) are answered by the VFS
+ * through the inode operations; the rest are the lower filesystem's.
+ */
+static long dazukofs_unlocked_ioctl(struct file *file, unsigned int cmd,
+				    unsigned long arg)
+{
+	struct file *lower = dazukofs_lower_file(file);
+	long ret;
+
+	if (!lower->f_op->unlocked_ioctl)
+		return -ENOTTY;
+	ret = security_file_ioctl(lower, cmd, arg);
+	if (ret)
+		return ret;
+	ret = lower->f_op->unlocked_ioctl(lower, cmd, arg);
+	dazukofs_copy_attr(file_inode(file));
+	return ret;
+}
+
+const struct file_operations dazukofs_file_fops = {
+	.open		= dazukofs_open,
+	.release	= dazukofs_release,
+	.llseek		= dazukofs_llseek,
+	.read_iter	= dazukofs_read_iter,
+	.write_iter	= dazukofs_write_iter,
+	.fsync		= dazukofs_fsync,
+	.flush		= dazukofs_flush,
+	.mmap		= dazukofs_mmap,
+	.fallocate	= dazukofs_fallocate,
+	.fadvise	= dazukofs_fadvise,
+	.unlocked_ioctl	= dazukofs_unlocked_ioctl,
+	.splice_read	= dazukofs_splice_read,
+	.splice_write	= iter_file_splice_write,
+};
+
+/*
+ * Directories: iterate the lower directory from the dazukofs file's
+ * position, so entries, d_type, inode numbers and cookies are the lower's.
+ */
+static int dazukofs_iterate_shared(struct file *file, struct dir_context *ctx)
+{
+	struct file *lower = dazukofs_lower_file(file);
+
+	lower->f_pos = ctx->pos;
+	return iterate_dir(lower, ctx);
+}
+
+const struct file_operations dazukofs_dir_fops = {
+	.open		= dazukofs_open,
+	.release	= dazukofs_release,
+	.llseek		= dazukofs_llseek,
+	.read		= generic_read_dir,
+	.iterate_shared	= dazukofs_iterate_shared,
+	.fsync		= dazukofs_fsync,
+	.unlocked_ioctl	= dazukofs_unlocked_ioctl,
+};
