@@ -22,31 +22,33 @@
  * helpers take a struct mnt_idmap instead of a struct user_namespace.
  */
 #ifdef DAZUKOFS_HAVE_MNT_IDMAP
-typedef struct mnt_idmap dazukofs_idmap_t;
+#define dazukofs_idmap_t struct mnt_idmap
 
 static inline dazukofs_idmap_t *dazukofs_mnt_idmap(const struct vfsmount *mnt)
 {
 	return mnt_idmap(mnt);
 }
 
-#define DAZUKOFS_RENAMEDATA_IDMAP(rd, idmap)			\
-	do {							\
-		(rd)->old_mnt_idmap = (idmap);			\
-		(rd)->new_mnt_idmap = (idmap);			\
-	} while (0)
+static inline void dazukofs_rename_idmap(struct renamedata *rd,
+					 dazukofs_idmap_t *idmap)
+{
+	rd->old_mnt_idmap = idmap;
+	rd->new_mnt_idmap = idmap;
+}
 #else
-typedef struct user_namespace dazukofs_idmap_t;
+#define dazukofs_idmap_t struct user_namespace
 
 static inline dazukofs_idmap_t *dazukofs_mnt_idmap(const struct vfsmount *mnt)
 {
 	return mnt_user_ns(mnt);
 }
 
-#define DAZUKOFS_RENAMEDATA_IDMAP(rd, idmap)			\
-	do {							\
-		(rd)->old_mnt_userns = (idmap);			\
-		(rd)->new_mnt_userns = (idmap);			\
-	} while (0)
+static inline void dazukofs_rename_idmap(struct renamedata *rd,
+					 dazukofs_idmap_t *idmap)
+{
+	rd->old_mnt_userns = idmap;
+	rd->new_mnt_userns = idmap;
+}
 #endif
 
 /*

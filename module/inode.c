@@ -364,7 +364,7 @@ static int dazukofs_rename(dazukofs_idmap_t *idmap, struct inode *old_dir,
 	if (trap == lower_new)
 		goto out_unlock;
 
-	DAZUKOFS_RENAMEDATA_IDMAP(&rd, dazukofs_mnt_idmap(lower_mnt));
+	dazukofs_rename_idmap(&rd, dazukofs_mnt_idmap(lower_mnt));
 	rd.old_dir = d_inode(lower_old_dir);
 	rd.old_dentry = lower_old;
 	rd.new_dir = d_inode(lower_new_dir);
