@@ -13,6 +13,7 @@
 #ifndef _DAZUKOFS_COMPAT_H
 #define _DAZUKOFS_COMPAT_H
 
+#include <linux/fcntl.h>
 #include <linux/fs.h>
 #include <linux/mount.h>
 #include <linux/splice.h>
@@ -104,5 +105,24 @@ static inline struct file *dazukofs_tmpfile_open(dazukofs_idmap_t *idmap,
 #ifdef DAZUKOFS_HAVE_GET_INODE_ACL
 #define DAZUKOFS_ACL_DENTRY_OPS 1
 #endif
+
+/*
+ * v6.7 "fs: Add AT_GETATTR_NOSEC": vfs_getattr() has done the security
+ * check and says so to ->getattr, which must then not ask again.
+ */
+#ifdef AT_GETATTR_NOSEC
+#define DAZUKOFS_GETATTR_NOSEC AT_GETATTR_NOSEC
+#else
+#define DAZUKOFS_GETATTR_NOSEC 0
+#endif
+
+static inline int dazukofs_vfs_getattr(const struct path *path,
+				       struct kstat *stat, u32 request_mask,
+				       unsigned int flags)
+{
+	if (flags & DAZUKOFS_GETATTR_NOSEC)
+		return vfs_getattr_nosec(path, stat, request_mask, flags);
+	return vfs_getattr(path, stat, request_mask, flags);
+}
 
 #endif /* _DAZUKOFS_COMPAT_H */

@@ -487,7 +487,7 @@ static int dazukofs_getattr(dazukofs_idmap_t *idmap, const struct path *path,
 	int err;
 
 	dazukofs_lower_path(path->dentry, &lower);
-	err = vfs_getattr(&lower, stat, request_mask, flags);
+	err = dazukofs_vfs_getattr(&lower, stat, request_mask, flags);
 	if (err)
 		return err;
 	/* The lower's inode numbers are unique within this mount's device. */

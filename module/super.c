@@ -65,19 +65,20 @@ static const struct super_operations dazukofs_sops = {
 static int dazukofs_resolve_lower(struct fs_context *fc, struct path *lower)
 {
 	struct super_block *lower_sb;
+	struct path path;
 	int err;
 
 	if (!fc->source || !*fc->source)
 		return invalfc(fc, "no lower directory given");
 
-	err = kern_path(fc->source, LOOKUP_FOLLOW | LOOKUP_DIRECTORY, lower);
+	err = kern_path(fc->source, LOOKUP_FOLLOW | LOOKUP_DIRECTORY, &path);
 	if (err) {
 		errorfc(fc, "cannot use %s as lower directory: error %d",
 			fc->source, err);
 		return err;
 	}
 
-	lower_sb = lower->dentry->d_sb;
+	lower_sb = path.dentry->d_sb;
 	if (lower_sb->s_type == &dazukofs_fs_type) {
 		errorfc(fc, "%s is on dazukofs: stacking on itself is refused",
 			fc->source);
@@ -87,7 +88,9 @@ static int dazukofs_resolve_lower(struct fs_context *fc, struct path *lower)
 		err = -EINVAL;
 	}
 	if (err)
-		path_put(lower);
+		path_put(&path);
+	else
+		*lower = path;
 	return err;
 }
 
