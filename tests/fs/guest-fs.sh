@@ -184,7 +184,7 @@ bad_mount() {
 	before_mnt=$(dz_count)
 	check "bad mount: $desc -> $want" "$BIN/dazukofs-mount" -e "$want" "$@"
 	new=$(( $(klog_count) - before_log ))
-	eval "tgt=\${$#}"
+	for tgt in "$@"; do :; done
 	if [ "$new" -eq 1 ]; then
 		pass "bad mount: $desc: one dazukofs: log line"
 		dmesg -t | grep '^dazukofs:' | tail -n 1
