@@ -1,0 +1,19 @@
+# SPDX-License-Identifier: GPL-2.0
+# cmake -DSRC=srcdir -DDST=dir -P DazukofsCopyModule.cmake
+# Make DST a copy of SRC's Kbuild and module/ (changed files only, so kbuild
+# rebuilds incrementally; sources deleted from SRC are deleted from DST).
+file(MAKE_DIRECTORY ${DST}/module)
+file(COPY_FILE ${SRC}/Kbuild ${DST}/Kbuild ONLY_IF_DIFFERENT)
+file(GLOB _src RELATIVE ${SRC}/module ${SRC}/module/*)
+foreach(f IN LISTS _src)
+  if(NOT IS_DIRECTORY ${SRC}/module/${f})
+    file(COPY_FILE ${SRC}/module/${f} ${DST}/module/${f} ONLY_IF_DIFFERENT)
+  endif()
+endforeach()
+file(GLOB _dst RELATIVE ${DST}/module ${DST}/module/*.c ${DST}/module/*.h
+  ${DST}/module/Kbuild ${DST}/module/Makefile)
+foreach(f IN LISTS _dst)
+  if(NOT EXISTS ${SRC}/module/${f})
+    file(REMOVE ${DST}/module/${f})
+  endif()
+endforeach()

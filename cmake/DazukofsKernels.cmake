@@ -1,0 +1,55 @@
+# SPDX-License-Identifier: GPL-2.0
+# The kernels to build the module for, and target kmod (part of ALL) building
+# ${CMAKE_BINARY_DIR}/kmod/REL/module/dazukofs.ko for each of them.
+
+if(NOT DEFINED CACHE{DAZUKOFS_KERNELS})
+  execute_process(COMMAND ${CMAKE_SOURCE_DIR}/scripts/kernels
+    OUTPUT_VARIABLE _rels ERROR_VARIABLE _err RESULT_VARIABLE _rc
+    OUTPUT_STRIP_TRAILING_WHITESPACE)
+  if(NOT _rc EQUAL 0)
+    message(FATAL_ERROR "scripts/kernels: ${_err}\nRun scripts/setup (or set -DDAZUKOFS_KERNELS=REL;...)")
+  endif()
+  string(REPLACE "\n" ";" _rels "${_rels}")
+  set(DAZUKOFS_KERNELS "${_rels}" CACHE STRING
+    "Kernel releases to build and test the module for (;-list)")
+endif()
+message(STATUS "DazukoFS kernels: ${DAZUKOFS_KERNELS}")
+
+file(GLOB DAZUKOFS_MODULE_SOURCES CONFIGURE_DEPENDS
+  ${CMAKE_SOURCE_DIR}/module/*)
+list(APPEND DAZUKOFS_MODULE_SOURCES ${CMAKE_SOURCE_DIR}/Kbuild)
+
+# Series (6.1, 6.12) of a release, or "" if it is none of ours.
+function(dazukofs_kernel_series rel out)
+  if(rel MATCHES "^6\\.1\\.0-")
+    set(${out} 6.1 PARENT_SCOPE)
+  elseif(rel MATCHES "^6\\.12\\.")
+    set(${out} 6.12 PARENT_SCOPE)
+  else()
+    set(${out} "" PARENT_SCOPE)
+  endif()
+endfunction()
+
+set(_kos)
+foreach(rel IN LISTS DAZUKOFS_KERNELS)
+  set(_dir ${CMAKE_BINARY_DIR}/kmod/${rel})
+  set(_ko ${_dir}/module/dazukofs.ko)
+  add_custom_command(OUTPUT ${_ko}
+    COMMAND ${CMAKE_COMMAND} -DSRC=${CMAKE_SOURCE_DIR} -DDST=${_dir}
+            -P ${CMAKE_SOURCE_DIR}/cmake/DazukofsCopyModule.cmake
+    COMMAND env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL
+            make -C /lib/modules/${rel}/build M=${_dir} modules
+    COMMAND ${CMAKE_COMMAND} -E touch_nocreate ${_ko}
+    DEPENDS ${DAZUKOFS_MODULE_SOURCES} ${CMAKE_SOURCE_DIR}/cmake/DazukofsCopyModule.cmake
+    COMMENT "Building dazukofs.ko for ${rel}"
+    VERBATIM)
+  list(APPEND _kos ${_ko})
+
+  # W=1 C=1 (sparse) build in a separate copy: any warning or error fails
+  add_test(NAME kmod-warnings-${rel}
+    COMMAND ${CMAKE_COMMAND} -DSRC=${CMAKE_SOURCE_DIR}
+            -DDST=${CMAKE_BINARY_DIR}/kmod-warnings/${rel} -DREL=${rel}
+            -P ${CMAKE_SOURCE_DIR}/cmake/DazukofsKmodWarnings.cmake)
+  set_tests_properties(kmod-warnings-${rel} PROPERTIES TIMEOUT 600 LABELS kmod)
+endforeach()
+add_custom_target(kmod ALL DEPENDS ${_kos})

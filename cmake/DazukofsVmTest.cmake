@@ -1,0 +1,34 @@
+# SPDX-License-Identifier: GPL-2.0
+# dazukofs_add_vm_test(NAME GUEST_SCRIPT [TIMEOUT seconds])
+#
+# Adds ctest tests vm-NAME-6.1 and vm-NAME-6.12 (for the series among
+# DAZUKOFS_KERNELS) that run GUEST_SCRIPT in a VM with tests/vm/run-vm
+# (TIMEOUT: the guest's time limit, default 600 s). Logs and DAZUKOFS_OUT:
+# ${CMAKE_BINARY_DIR}/vm-logs/NAME-SERIES/. Tests are labelled "vm" and take
+# 1 processor each, so `ctest -j2` runs at most two VMs at once.
+function(dazukofs_add_vm_test name script)
+  cmake_parse_arguments(PARSE_ARGV 2 VT "" "TIMEOUT" "")
+  if(NOT VT_TIMEOUT)
+    set(VT_TIMEOUT 600)
+  endif()
+  math(EXPR _ctest_timeout "${VT_TIMEOUT} + 120")
+  set(_done)
+  # newest release of each series (DAZUKOFS_KERNELS is sorted by scripts/kernels)
+  set(_pick)
+  foreach(rel IN LISTS DAZUKOFS_KERNELS)
+    dazukofs_kernel_series(${rel} _s)
+    if(_s)
+      set(_pick_${_s} ${rel})
+      list(APPEND _pick ${_s})
+    endif()
+  endforeach()
+  list(REMOVE_DUPLICATES _pick)
+  foreach(s IN LISTS _pick)
+    add_test(NAME vm-${name}-${s}
+      COMMAND ${CMAKE_SOURCE_DIR}/tests/vm/run-vm --kernel ${s} --krel ${_pick_${s}}
+              --build ${CMAKE_BINARY_DIR} --script ${script} --name ${name}
+              --timeout ${VT_TIMEOUT} --quiet)
+    set_tests_properties(vm-${name}-${s} PROPERTIES
+      TIMEOUT ${_ctest_timeout} PROCESSORS 1 LABELS vm)
+  endforeach()
+endfunction()
