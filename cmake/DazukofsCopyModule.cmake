@@ -1,9 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0
 # cmake -DSRC=srcdir -DDST=dir -P DazukofsCopyModule.cmake
-# Make DST a copy of SRC's Kbuild and module/ (changed files only, so kbuild
+# Make DST a copy of SRC's Kbuild, module/ and the UAPI header the module
+# includes (changed files only, so kbuild
 # rebuilds incrementally; sources deleted from SRC are deleted from DST).
 file(MAKE_DIRECTORY ${DST}/module)
 file(COPY_FILE ${SRC}/Kbuild ${DST}/Kbuild ONLY_IF_DIFFERENT)
+file(MAKE_DIRECTORY ${DST}/include/uapi/linux)
+file(COPY_FILE ${SRC}/include/uapi/linux/dazukofs.h
+  ${DST}/include/uapi/linux/dazukofs.h ONLY_IF_DIFFERENT)
 file(GLOB _src RELATIVE ${SRC}/module ${SRC}/module/*)
 foreach(f IN LISTS _src)
   if(NOT IS_DIRECTORY ${SRC}/module/${f})

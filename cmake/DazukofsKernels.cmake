@@ -16,7 +16,7 @@ endif()
 message(STATUS "DazukoFS kernels: ${DAZUKOFS_KERNELS}")
 
 file(GLOB DAZUKOFS_MODULE_SOURCES CONFIGURE_DEPENDS
-  ${CMAKE_SOURCE_DIR}/module/*)
+  ${CMAKE_SOURCE_DIR}/module/* ${CMAKE_SOURCE_DIR}/include/uapi/linux/dazukofs.h)
 list(APPEND DAZUKOFS_MODULE_SOURCES ${CMAKE_SOURCE_DIR}/Kbuild)
 
 # Series (6.1, 6.12) of a release, or "" if it is none of ours.

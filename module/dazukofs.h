@@ -6,16 +6,20 @@
 #ifndef _DAZUKOFS_H
 #define _DAZUKOFS_H
 
-#include <linux/fs.h>
+#include <linux/atomic.h>
+#include <linux/configfs.h>
 #include <linux/dcache.h>
+#include <linux/fs.h>
+#include <linux/kobject.h>
 #include <linux/mount.h>
 #include <linux/path.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <uapi/linux/dazukofs.h>
 
 #include "compat.h"
 
-#define DAZUKOFS_NAME		"dazukofs"
-/* "dazu" in ASCII; reported as f_type by statfs */
-#define DAZUKOFS_SUPER_MAGIC	0x64617a75
+#define DAZUKOFS_NAME		DAZUKOFS_FS_TYPE
 
 /**
  * struct dazukofs_sb_info - per-mount state
@@ -75,6 +79,157 @@ static inline struct file *dazukofs_lower_file(const struct file *file)
 {
 	return file->private_data;
 }
+
+/* Verdict latency histogram: upper bounds of the buckets, in microseconds. */
+#define DAZUKOFS_LATENCY_BUCKETS 6
+
+/**
+ * struct dazukofs_stats - event counters, of one group or of all
+ *
+ * Lock-free: each field is updated atomically on its own.  For a group,
+ * events = allowed + denied + cancelled + waiting + in_hand whenever the
+ * group's lock is not held.
+ *
+ * @events: events posted
+ * @allowed: answered allow (including those settled by the group's removal)
+ * @denied: answered deny
+ * @cancelled: withdrawn before any worker took them (the opener was killed)
+ * @waiting: queued, no worker has them yet
+ * @in_hand: read by a worker, not answered yet
+ * @readers: open files of the group device
+ * @latency_max_us: longest time from the open to an answer
+ * @latency: answers per latency bucket
+ */
+struct dazukofs_stats {
+	atomic64_t events;
+	atomic64_t allowed;
+	atomic64_t denied;
+	atomic64_t cancelled;
+	atomic_t waiting;
+	atomic_t in_hand;
+	atomic_t readers;
+	atomic64_t latency_max_us;
+	atomic64_t latency[DAZUKOFS_LATENCY_BUCKETS];
+};
+
+extern struct dazukofs_stats dazukofs_global_stats;
+
+/**
+ * struct dazukofs_group - a pool of workers that must answer every event
+ * @kobj: the group's sysfs directory; its reference count is the group's
+ * @item: the group's configfs directory
+ * @id: the group's number, N of /dev/dazukofs.N
+ * @name: the configfs name
+ * @lock: protects @queue, @in_hand, @dead and the state of each queued
+ *	   or held &struct dazukofs_gevent
+ * @queue: events no worker has taken yet, oldest first
+ * @in_hand: events read by a worker and not answered
+ * @dead: the group was removed: no new events, readers fail with ENODEV
+ * @wq: readers waiting for an event
+ * @stats: the group's counters
+ * @node: entry in the list of groups (dazukofs_groups_rwsem)
+ */
+struct dazukofs_group {
+	struct kobject kobj;
+	struct config_item item;
+	int id;
+	char name[DAZUKOFS_GROUP_NAME_MAX + 1];
+	spinlock_t lock;
+	struct list_head queue;
+	struct list_head in_hand;
+	bool dead;
+	wait_queue_head_t wq;
+	struct dazukofs_stats stats;
+	struct list_head node;
+};
+
+enum dazukofs_gevent_state {
+	DAZUKOFS_GE_QUEUED,
+	DAZUKOFS_GE_IN_HAND,
+	DAZUKOFS_GE_DONE,
+};
+
+struct dazukofs_event;
+
+/**
+ * struct dazukofs_gevent - an event's place in one group
+ * @node: in the group's queue or in_hand list, under the group's lock
+ * @state: where it is, under the group's lock
+ * @group: the group; the event holds a reference on it
+ * @event: the event this is part of
+ */
+struct dazukofs_gevent {
+	struct list_head node;
+	enum dazukofs_gevent_state state;
+	struct dazukofs_group *group;
+	struct dazukofs_event *event;
+};
+
+/**
+ * struct dazukofs_event - one open waiting for the verdict of every group
+ * @ref: the opener's, one per gevent not yet settled, one per reader
+ *	  formatting it
+ * @id: unique id, as the workers see it
+ * @path: the lower file, which a worker's fd opens
+ * @pid: the opener (thread group)
+ * @start: when the open began, for the latency
+ * @pending: groups that have not answered
+ * @denied: a group denied
+ * @wq: the opener waits here for @pending to reach zero
+ * @nr: number of groups
+ * @ge: the event's place in each group
+ */
+struct dazukofs_event {
+	refcount_t ref;
+	unsigned long id;
+	struct path path;
+	struct pid *pid;
+	ktime_t start;
+	atomic_t pending;
+	bool denied;
+	wait_queue_head_t wq;
+	unsigned int nr;
+	struct dazukofs_gevent ge[];
+};
+
+/* group.c: the list of live groups */
+extern struct rw_semaphore dazukofs_groups_rwsem;
+extern struct list_head dazukofs_groups;
+extern unsigned int dazukofs_nr_groups;
+
+/* event.c */
+int dazukofs_check_access(const struct path *lower_path);
+struct dazukofs_gevent *dazukofs_take_event(struct dazukofs_group *group,
+					    bool nonblock);
+void dazukofs_return_event(struct dazukofs_gevent *ge);
+void dazukofs_put_event(struct dazukofs_event *event);
+int dazukofs_answer_event(struct dazukofs_group *group, unsigned long id,
+			  int verdict);
+void dazukofs_drain_group(struct dazukofs_group *group);
+
+/* group.c */
+struct dazukofs_group *dazukofs_group_create(const char *name);
+void dazukofs_group_destroy(struct dazukofs_group *group);
+struct dazukofs_group *dazukofs_group_get_by_id(int id);
+void dazukofs_group_put(struct dazukofs_group *group);
+void dazukofs_group_free(struct dazukofs_group *group);
+bool dazukofs_group_name_valid(const char *name);
+
+/* dev.c */
+int dazukofs_dev_init(void);
+void dazukofs_dev_exit(void);
+int dazukofs_dev_add(struct dazukofs_group *group);
+void dazukofs_dev_remove(struct dazukofs_group *group);
+
+/* configfs.c */
+int dazukofs_configfs_init(void);
+void dazukofs_configfs_exit(void);
+
+/* sysfs.c */
+int dazukofs_sysfs_init(void);
+void dazukofs_sysfs_exit(void);
+int dazukofs_sysfs_add_group(struct dazukofs_group *group);
+void dazukofs_stats_latency(struct dazukofs_stats *stats, u64 us);
 
 /* super.c */
 extern struct file_system_type dazukofs_fs_type;

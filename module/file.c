@@ -82,6 +82,19 @@ static int dazukofs_open(struct inode *inode, struct file *file)
 	return 0;
 }
 
+/* Regular files: every open is an access event first. */
+static int dazukofs_file_open(struct inode *inode, struct file *file)
+{
+	struct path lower_path;
+	int err;
+
+	dazukofs_lower_path(file->f_path.dentry, &lower_path);
+	err = dazukofs_check_access(&lower_path);
+	if (err)
+		return err;
+	return dazukofs_open(inode, file);
+}
+
 static int dazukofs_release(struct inode *inode, struct file *file)
 {
 	fput(dazukofs_lower_file(file));
@@ -202,7 +215,7 @@ static long dazukofs_unlocked_ioctl(struct file *file, unsigned int cmd,
 }
 
 const struct file_operations dazukofs_file_fops = {
-	.open		= dazukofs_open,
+	.open		= dazukofs_file_open,
 	.release	= dazukofs_release,
 	.llseek		= dazukofs_llseek,
 	.read_iter	= dazukofs_read_iter,

@@ -11,12 +11,38 @@
 
 static int __init dazukofs_init(void)
 {
-	return register_filesystem(&dazukofs_fs_type);
+	int err;
+
+	err = dazukofs_sysfs_init();
+	if (err)
+		return err;
+	err = dazukofs_dev_init();
+	if (err)
+		goto out_sysfs;
+	err = dazukofs_configfs_init();
+	if (err)
+		goto out_dev;
+	err = register_filesystem(&dazukofs_fs_type);
+	if (err)
+		goto out_configfs;
+	return 0;
+
+out_configfs:
+	dazukofs_configfs_exit();
+out_dev:
+	dazukofs_dev_exit();
+out_sysfs:
+	dazukofs_sysfs_exit();
+	return err;
 }
 
+/* configfs pins the module while a group exists, so none is left here. */
 static void __exit dazukofs_exit(void)
 {
 	unregister_filesystem(&dazukofs_fs_type);
+	dazukofs_configfs_exit();
+	dazukofs_dev_exit();
+	dazukofs_sysfs_exit();
 }
 
 module_init(dazukofs_init);

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * DazukoFS: what userspace needs to talk to the dazukofs module.
+ *
+ * Groups are directories in configfs (DAZUKOFS_CONFIGFS_ROOT/NAME); group N
+ * hands out access events on the character device DAZUKOFS_DEV_PREFIX "N".
+ * A read() returns one event as text, DAZUKOFS_EVENT_FORMAT; a write() of
+ * DAZUKOFS_RESPONSE_FORMAT answers it.  Counters are in DAZUKOFS_SYSFS_ROOT.
+ * Documentation/filesystems/dazukofs.rst describes the protocol in full.
+ */
+#ifndef _UAPI_LINUX_DAZUKOFS_H
+#define _UAPI_LINUX_DAZUKOFS_H
+
+#define DAZUKOFS_FS_TYPE		"dazukofs"
+#define DAZUKOFS_SUPER_MAGIC		0x64617a75	/* "dazu" */
+
+#define DAZUKOFS_CONFIGFS_ROOT		"/sys/kernel/config/dazukofs"
+#define DAZUKOFS_SYSFS_ROOT		"/sys/fs/dazukofs"
+#define DAZUKOFS_SYSFS_GROUPS		DAZUKOFS_SYSFS_ROOT "/groups"
+#define DAZUKOFS_DEV_PREFIX		"/dev/dazukofs."
+
+/* Group names: 1 to DAZUKOFS_GROUP_NAME_MAX of [A-Za-z0-9_-]. */
+#define DAZUKOFS_GROUP_NAME_MAX		64
+/* Group ids are 0 .. DAZUKOFS_MAX_GROUPS - 1; a new group gets the smallest free. */
+#define DAZUKOFS_MAX_GROUPS		256
+
+/* One event, as read() returns it: event id, fd installed in the reader, opener's pid. */
+#define DAZUKOFS_EVENT_FORMAT		"id=%lu\nfd=%d\npid=%d\n"
+/* The longest event record; a read() buffer must hold this much. */
+#define DAZUKOFS_EVENT_MAX		64
+
+/* The answer to an event, as write() takes it (a trailing newline is allowed). */
+#define DAZUKOFS_RESPONSE_FORMAT	"id=%lu r=%d\n"
+/* The longest answer write() accepts. */
+#define DAZUKOFS_RESPONSE_MAX		64
+
+#define DAZUKOFS_ALLOW			0
+#define DAZUKOFS_DENY			1
+
+#endif /* _UAPI_LINUX_DAZUKOFS_H */

@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dazukofs groups in configfs: mkdir /sys/kernel/config/dazukofs/NAME
+ * makes a group, rmdir removes it, and its attributes are the group's
+ * settings.  To add an attribute, define its show (and store) below and
+ * list it in dazukofs_group_attrs.
+ */
+
+#include <linux/configfs.h>
+#include <linux/module.h>
+
+#include "dazukofs.h"
+
+static struct dazukofs_group *to_dazukofs_group(struct config_item *item)
+{
+	return container_of(item, struct dazukofs_group, item);
+}
+
+static ssize_t dazukofs_group_id_show(struct config_item *item, char *page)
+{
+	return sysfs_emit(page, "%d\n", to_dazukofs_group(item)->id);
+}
+CONFIGFS_ATTR_RO(dazukofs_group_, id);
+
+static struct configfs_attribute *dazukofs_group_attrs[] = {
+	&dazukofs_group_attr_id,
+	NULL,
+};
+
+/* The configfs item is gone: drop its reference to the group. */
+static void dazukofs_group_item_release(struct config_item *item)
+{
+	dazukofs_group_put(to_dazukofs_group(item));
+}
+
+static struct configfs_item_operations dazukofs_group_item_ops = {
+	.release	= dazukofs_group_item_release,
+};
+
+static const struct config_item_type dazukofs_group_type = {
+	.ct_item_ops	= &dazukofs_group_item_ops,
+	.ct_attrs	= dazukofs_group_attrs,
+	.ct_owner	= THIS_MODULE,
+};
+
+static struct config_item *dazukofs_make_group_item(struct config_group *parent,
+						    const char *name)
+{
+	struct dazukofs_group *group;
+
+	if (!dazukofs_group_name_valid(name))
+		return ERR_PTR(-EINVAL);
+	group = dazukofs_group_create(name);
+	if (IS_ERR(group))
+		return ERR_CAST(group);
+	config_item_init_type_name(&group->item, name, &dazukofs_group_type);
+	return &group->item;
+}
+
+static void dazukofs_drop_group_item(struct config_group *parent,
+				     struct config_item *item)
+{
+	dazukofs_group_destroy(to_dazukofs_group(item));
+	config_item_put(item);
+}
+
+static struct configfs_group_operations dazukofs_root_group_ops = {
+	.make_item	= dazukofs_make_group_item,
+	.drop_item	= dazukofs_drop_group_item,
+};
+
+static const struct config_item_type dazukofs_root_type = {
+	.ct_group_ops	= &dazukofs_root_group_ops,
+	.ct_owner	= THIS_MODULE,
+};
+
+static struct configfs_subsystem dazukofs_subsys = {
+	.su_group = {
+		.cg_item = {
+			.ci_namebuf	= DAZUKOFS_NAME,
+			.ci_type	= &dazukofs_root_type,
+		},
+	},
+};
+
+int dazukofs_configfs_init(void)
+{
+	config_group_init(&dazukofs_subsys.su_group);
+	mutex_init(&dazukofs_subsys.su_mutex);
+	return configfs_register_subsystem(&dazukofs_subsys);
+}
+
+void dazukofs_configfs_exit(void)
+{
+	configfs_unregister_subsystem(&dazukofs_subsys);
+}

@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dazukofs group devices: /dev/dazukofs.N hands group N's events to the
+ * processes that read it and takes their answers.
+ */
+
+#include <linux/cdev.h>
+#include <linux/device.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/pid.h>
+#include <linux/poll.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "dazukofs.h"
+#include "protocol.h"
+
+static dev_t dazukofs_devt;
+static struct cdev dazukofs_cdev;
+
+static struct class dazukofs_class = {
+	.name = DAZUKOFS_NAME,
+};
+
+/**
+ * struct dazukofs_reader - an open file of a group device
+ * @group: the group, referenced for as long as the file is open
+ */
+struct dazukofs_reader {
+	struct dazukofs_group *group;
+};
+
+static int dazukofs_dev_open(struct inode *inode, struct file *file)
+{
+	struct dazukofs_reader *reader;
+	struct dazukofs_group *group;
+
+	group = dazukofs_group_get_by_id(iminor(inode));
+	if (!group)
+		return -ENXIO;
+	reader = kzalloc(sizeof(*reader), GFP_KERNEL);
+	if (!reader) {
+		dazukofs_group_put(group);
+		return -ENOMEM;
+	}
+	reader->group = group;
+	file->private_data = reader;
+	atomic_inc(&group->stats.readers);
+	atomic_inc(&dazukofs_global_stats.readers);
+	return stream_open(inode, file);
+}
+
+static int dazukofs_dev_release(struct inode *inode, struct file *file)
+{
+	struct dazukofs_reader *reader = file->private_data;
+
+	atomic_dec(&reader->group->stats.readers);
+	atomic_dec(&dazukofs_global_stats.readers);
+	dazukofs_group_put(reader->group);
+	kfree(reader);
+	return 0;
+}
+
+/*
+ * One event per read: "id=N\nfd=F\npid=P\n".  The fd is installed only
+ * once the record has reached the reader; on any failure the event goes
+ * back to the front of the queue.
+ */
+static ssize_t dazukofs_dev_read(struct file *file, char __user *buf,
+				 size_t count, loff_t *ppos)
+{
+	struct dazukofs_reader *reader = file->private_data;
+	struct dazukofs_proto_event record;
+	char text[DAZUKOFS_EVENT_MAX];
+	struct dazukofs_gevent *ge;
+	struct file *event_file;
+	int fd, len;
+	ssize_t err;
+
+	fd = get_unused_fd_flags(O_CLOEXEC);
+	if (fd < 0)
+		return fd;
+	ge = dazukofs_take_event(reader->group, file->f_flags & O_NONBLOCK);
+	if (IS_ERR(ge)) {
+		put_unused_fd(fd);
+		return PTR_ERR(ge);
+	}
+
+	record.id = ge->event->id;
+	record.fd = fd;
+	record.pid = pid_vnr(ge->event->pid);
+	len = dazukofs_proto_format_event(text, sizeof(text), &record);
+	err = -EINVAL;
+	if (len < 0 || len > count)
+		goto out_return;
+
+	/* The lower file: opening it makes no event. */
+	event_file = dentry_open(&ge->event->path, O_RDONLY | O_LARGEFILE,
+				 current_cred());
+	if (IS_ERR(event_file)) {
+		err = PTR_ERR(event_file);
+		goto out_return;
+	}
+	if (copy_to_user(buf, text, len)) {
+		fput(event_file);
+		err = -EFAULT;
+		goto out_return;
+	}
+	fd_install(fd, event_file);
+	dazukofs_put_event(ge->event);
+	return len;
+
+out_return:
+	dazukofs_return_event(ge);
+	put_unused_fd(fd);
+	return err;
+}
+
+static ssize_t dazukofs_dev_write(struct file *file, const char __user *buf,
+				  size_t count, loff_t *ppos)
+{
+	struct dazukofs_reader *reader = file->private_data;
+	char text[DAZUKOFS_RESPONSE_MAX];
+	unsigned long id;
+	int verdict, err;
+
+	if (count > sizeof(text))
+		return -EINVAL;
+	if (copy_from_user(text, buf, count))
+		return -EFAULT;
+	if (dazukofs_proto_parse_response(text, count, &id, &verdict))
+		return -EINVAL;
+	err = dazukofs_answer_event(reader->group, id, verdict);
+	return err ? err : count;
+}
+
+static __poll_t dazukofs_dev_poll(struct file *file, poll_table *wait)
+{
+	struct dazukofs_reader *reader = file->private_data;
+	struct dazukofs_group *group = reader->group;
+	__poll_t mask = EPOLLOUT | EPOLLWRNORM;
+
+	poll_wait(file, &group->wq, wait);
+	if (READ_ONCE(group->dead))
+		return mask | EPOLLERR | EPOLLHUP;
+	if (!list_empty_careful(&group->queue))
+		mask |= EPOLLIN | EPOLLRDNORM;
+	return mask;
+}
+
+static const struct file_operations dazukofs_dev_fops = {
+	.owner		= THIS_MODULE,
+	.open		= dazukofs_dev_open,
+	.release	= dazukofs_dev_release,
+	.read		= dazukofs_dev_read,
+	.write		= dazukofs_dev_write,
+	.poll		= dazukofs_dev_poll,
+};
+
+/**
+ * dazukofs_dev_add() - create /dev/dazukofs.N for a new group
+ * @group: the group, with its id set
+ *
+ * Return: 0 or a negative errno.
+ */
+int dazukofs_dev_add(struct dazukofs_group *group)
+{
+	struct device *dev;
+
+	dev = device_create(&dazukofs_class, NULL,
+			    MKDEV(MAJOR(dazukofs_devt), group->id), NULL,
+			    DAZUKOFS_NAME ".%d", group->id);
+	return PTR_ERR_OR_ZERO(dev);
+}
+
+void dazukofs_dev_remove(struct dazukofs_group *group)
+{
+	device_destroy(&dazukofs_class,
+		       MKDEV(MAJOR(dazukofs_devt), group->id));
+}
+
+int dazukofs_dev_init(void)
+{
+	int err;
+
+	err = alloc_chrdev_region(&dazukofs_devt, 0, DAZUKOFS_MAX_GROUPS,
+				  DAZUKOFS_NAME);
+	if (err)
+		return err;
+	cdev_init(&dazukofs_cdev, &dazukofs_dev_fops);
+	dazukofs_cdev.owner = THIS_MODULE;
+	err = cdev_add(&dazukofs_cdev, dazukofs_devt, DAZUKOFS_MAX_GROUPS);
+	if (err)
+		goto out_region;
+	err = class_register(&dazukofs_class);
+	if (err)
+		goto out_cdev;
+	return 0;
+
+out_cdev:
+	cdev_del(&dazukofs_cdev);
+out_region:
+	unregister_chrdev_region(dazukofs_devt, DAZUKOFS_MAX_GROUPS);
+	return err;
+}
+
+void dazukofs_dev_exit(void)
+{
+	class_unregister(&dazukofs_class);
+	cdev_del(&dazukofs_cdev);
+	unregister_chrdev_region(dazukofs_devt, DAZUKOFS_MAX_GROUPS);
+}

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dazukofs groups: creation and removal, the list every event is posted
+ * to, and lookup by id for the group devices.
+ *
+ * A group's lifetime is its kobject's reference count: the configfs item,
+ * every open group device and every event posted to it hold one.  Removal
+ * (rmdir in configfs) takes it off the list at once, settles its events
+ * and removes its device and sysfs directory; the memory goes with the
+ * last reference.
+ */
+
+#include <linux/ctype.h>
+#include <linux/idr.h>
+#include <linux/rwsem.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/xarray.h>
+
+#include "dazukofs.h"
+
+/*
+ * dazukofs_groups_rwsem protects dazukofs_groups, dazukofs_nr_groups and
+ * dazukofs_group_ids.  The open path takes it for reading; only group
+ * creation and removal write.  dazukofs_nr_groups is also read without it,
+ * as the open path's "no group" shortcut.
+ */
+DECLARE_RWSEM(dazukofs_groups_rwsem);
+LIST_HEAD(dazukofs_groups);
+unsigned int dazukofs_nr_groups;
+static DEFINE_XARRAY(dazukofs_group_ids);
+/* Group ids of live groups; an id is free again once its group is removed. */
+static DEFINE_IDA(dazukofs_ida);
+
+/**
+ * dazukofs_group_name_valid() - check a group name
+ * @name: the name given to mkdir
+ *
+ * Return: true for 1 to DAZUKOFS_GROUP_NAME_MAX characters of
+ * [A-Za-z0-9_-].
+ */
+bool dazukofs_group_name_valid(const char *name)
+{
+	size_t len = strnlen(name, DAZUKOFS_GROUP_NAME_MAX + 1);
+	size_t i;
+
+	if (len == 0 || len > DAZUKOFS_GROUP_NAME_MAX)
+		return false;
+	for (i = 0; i < len; i++) {
+		char c = name[i];
+
+		if (!isalnum(c) && c != '_' && c != '-')
+			return false;
+	}
+	return true;
+}
+
+/**
+ * dazukofs_group_create() - make a group and start posting events to it
+ * @name: a valid group name
+ *
+ * Return: the group, holding the caller's reference, or an ERR_PTR
+ * (-ENOSPC when DAZUKOFS_MAX_GROUPS exist).
+ */
+struct dazukofs_group *dazukofs_group_create(const char *name)
+{
+	struct dazukofs_group *group;
+	int err;
+
+	group = kzalloc(sizeof(*group), GFP_KERNEL);
+	if (!group)
+		return ERR_PTR(-ENOMEM);
+	strscpy(group->name, name, sizeof(group->name));
+	spin_lock_init(&group->lock);
+	INIT_LIST_HEAD(&group->queue);
+	INIT_LIST_HEAD(&group->in_hand);
+	INIT_LIST_HEAD(&group->node);
+	init_waitqueue_head(&group->wq);
+
+	group->id = ida_alloc_max(&dazukofs_ida, DAZUKOFS_MAX_GROUPS - 1,
+				  GFP_KERNEL);
+	if (group->id < 0) {
+		err = group->id;
+		kfree(group);
+		return ERR_PTR(err);
+	}
+
+	/* From here on the kobject owns the group's memory. */
+	err = dazukofs_sysfs_add_group(group);
+	if (err)
+		goto out_put;
+	err = dazukofs_dev_add(group);
+	if (err)
+		goto out_del;
+
+	down_write(&dazukofs_groups_rwsem);
+	err = xa_err(xa_store(&dazukofs_group_ids, group->id, group,
+			      GFP_KERNEL));
+	if (!err) {
+		list_add_tail(&group->node, &dazukofs_groups);
+		WRITE_ONCE(dazukofs_nr_groups, dazukofs_nr_groups + 1);
+	}
+	up_write(&dazukofs_groups_rwsem);
+	if (err)
+		goto out_dev;
+	return group;
+
+out_dev:
+	dazukofs_dev_remove(group);
+out_del:
+	kobject_del(&group->kobj);
+out_put:
+	ida_free(&dazukofs_ida, group->id);
+	kobject_put(&group->kobj);
+	return ERR_PTR(err);
+}
+
+/**
+ * dazukofs_group_destroy() - remove a group
+ * @group: a group from dazukofs_group_create(); the caller keeps its
+ *	   reference
+ *
+ * No new event reaches the group after this; its pending events count as
+ * allowed by it.
+ */
+void dazukofs_group_destroy(struct dazukofs_group *group)
+{
+	down_write(&dazukofs_groups_rwsem);
+	list_del_init(&group->node);
+	xa_erase(&dazukofs_group_ids, group->id);
+	WRITE_ONCE(dazukofs_nr_groups, dazukofs_nr_groups - 1);
+	up_write(&dazukofs_groups_rwsem);
+
+	dazukofs_drain_group(group);
+	dazukofs_dev_remove(group);
+	kobject_del(&group->kobj);
+	ida_free(&dazukofs_ida, group->id);
+}
+
+/**
+ * dazukofs_group_get_by_id() - find a live group
+ * @id: the group id
+ *
+ * Return: the group with a reference, or NULL.
+ */
+struct dazukofs_group *dazukofs_group_get_by_id(int id)
+{
+	struct dazukofs_group *group;
+
+	down_read(&dazukofs_groups_rwsem);
+	group = xa_load(&dazukofs_group_ids, id);
+	if (group)
+		kobject_get(&group->kobj);
+	up_read(&dazukofs_groups_rwsem);
+	return group;
+}
+
+void dazukofs_group_put(struct dazukofs_group *group)
+{
+	kobject_put(&group->kobj);
+}
+
+/* The kobject's release: the last reference to the group is gone. */
+void dazukofs_group_free(struct dazukofs_group *group)
+{
+	kfree(group);
+}

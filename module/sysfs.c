@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dazukofs counters in sysfs: /sys/fs/dazukofs/ holds the counters of all
+ * groups together, /sys/fs/dazukofs/groups/NAME/ those of one group.  One
+ * plain decimal per file.
+ */
+
+#include <linux/kobject.h>
+#include <linux/slab.h>
+#include <linux/sysfs.h>
+
+#include "dazukofs.h"
+
+static struct kobject *dazukofs_root_kobj;
+static struct kobject *dazukofs_groups_kobj;
+
+static struct dazukofs_stats *dazukofs_kobj_stats(struct kobject *kobj)
+{
+	if (kobj == dazukofs_root_kobj)
+		return &dazukofs_global_stats;
+	return &container_of(kobj, struct dazukofs_group, kobj)->stats;
+}
+
+/* Upper bounds of the latency buckets in µs; the last bucket is the rest. */
+static const u64 dazukofs_latency_bounds[DAZUKOFS_LATENCY_BUCKETS - 1] = {
+	100, 1000, 10000, 100000, 1000000,
+};
+
+/**
+ * dazukofs_stats_latency() - count an answer's latency
+ * @stats: the counters to update
+ * @us: microseconds from the open to the answer
+ */
+void dazukofs_stats_latency(struct dazukofs_stats *stats, u64 us)
+{
+	s64 max = atomic64_read(&stats->latency_max_us);
+	int i;
+
+	while ((s64)us > max) {
+		s64 seen = atomic64_cmpxchg(&stats->latency_max_us, max, us);
+
+		if (seen == max)
+			break;
+		max = seen;
+	}
+	for (i = 0; i < DAZUKOFS_LATENCY_BUCKETS - 1; i++) {
+		if (us <= dazukofs_latency_bounds[i])
+			break;
+	}
+	atomic64_inc(&stats->latency[i]);
+}
+
+struct dazukofs_stat_attr {
+	struct kobj_attribute attr;
+	size_t offset;
+	bool wide;	/* atomic64_t, else atomic_t */
+};
+
+static ssize_t dazukofs_stat_show(struct kobject *kobj,
+				  struct kobj_attribute *attr, char *buf)
+{
+	struct dazukofs_stat_attr *sa =
+		container_of(attr, struct dazukofs_stat_attr, attr);
+	void *field = (char *)dazukofs_kobj_stats(kobj) + sa->offset;
+
+	if (sa->wide)
+		return sysfs_emit(buf, "%lld\n", (long long)atomic64_read(field));
+	return sysfs_emit(buf, "%d\n", atomic_read(field));
+}
+
+#define DAZUKOFS_STAT_ATTR(_name, _field, _wide)			\
+	static struct dazukofs_stat_attr dazukofs_stat_##_name = {	\
+		.attr = __ATTR(_name, 0444, dazukofs_stat_show, NULL),	\
+		.offset = offsetof(struct dazukofs_stats, _field),	\
+		.wide = _wide,						\
+	}
+
+DAZUKOFS_STAT_ATTR(events, events, true);
+DAZUKOFS_STAT_ATTR(allowed, allowed, true);
+DAZUKOFS_STAT_ATTR(denied, denied, true);
+DAZUKOFS_STAT_ATTR(cancelled, cancelled, true);
+DAZUKOFS_STAT_ATTR(waiting, waiting, false);
+DAZUKOFS_STAT_ATTR(in_hand, in_hand, false);
+DAZUKOFS_STAT_ATTR(readers, readers, false);
+
+static struct attribute *dazukofs_stat_attrs[] = {
+	&dazukofs_stat_events.attr.attr,
+	&dazukofs_stat_allowed.attr.attr,
+	&dazukofs_stat_denied.attr.attr,
+	&dazukofs_stat_cancelled.attr.attr,
+	&dazukofs_stat_waiting.attr.attr,
+	&dazukofs_stat_in_hand.attr.attr,
+	&dazukofs_stat_readers.attr.attr,
+	NULL,
+};
+
+static const struct attribute_group dazukofs_stat_group = {
+	.attrs = dazukofs_stat_attrs,
+};
+
+DAZUKOFS_STAT_ATTR(max_us, latency_max_us, true);
+DAZUKOFS_STAT_ATTR(le_100us, latency[0], true);
+DAZUKOFS_STAT_ATTR(le_1ms, latency[1], true);
+DAZUKOFS_STAT_ATTR(le_10ms, latency[2], true);
+DAZUKOFS_STAT_ATTR(le_100ms, latency[3], true);
+DAZUKOFS_STAT_ATTR(le_1s, latency[4], true);
+DAZUKOFS_STAT_ATTR(gt_1s, latency[5], true);
+
+static struct attribute *dazukofs_latency_attrs[] = {
+	&dazukofs_stat_max_us.attr.attr,
+	&dazukofs_stat_le_100us.attr.attr,
+	&dazukofs_stat_le_1ms.attr.attr,
+	&dazukofs_stat_le_10ms.attr.attr,
+	&dazukofs_stat_le_100ms.attr.attr,
+	&dazukofs_stat_le_1s.attr.attr,
+	&dazukofs_stat_gt_1s.attr.attr,
+	NULL,
+};
+
+static const struct attribute_group dazukofs_latency_group = {
+	.name = "latency",
+	.attrs = dazukofs_latency_attrs,
+};
+
+static const struct attribute_group *dazukofs_stat_groups[] = {
+	&dazukofs_stat_group,
+	&dazukofs_latency_group,
+	NULL,
+};
+
+static ssize_t id_show(struct kobject *kobj, struct kobj_attribute *attr,
+		       char *buf)
+{
+	return sysfs_emit(buf, "%d\n",
+			  container_of(kobj, struct dazukofs_group, kobj)->id);
+}
+static struct kobj_attribute dazukofs_group_id_attr = __ATTR_RO(id);
+
+static struct attribute *dazukofs_group_attrs[] = {
+	&dazukofs_group_id_attr.attr,
+	NULL,
+};
+
+static const struct attribute_group dazukofs_group_info = {
+	.attrs = dazukofs_group_attrs,
+};
+
+static const struct attribute_group *dazukofs_group_groups[] = {
+	&dazukofs_stat_group,
+	&dazukofs_latency_group,
+	&dazukofs_group_info,
+	NULL,
+};
+
+static void dazukofs_group_kobj_release(struct kobject *kobj)
+{
+	dazukofs_group_free(container_of(kobj, struct dazukofs_group, kobj));
+}
+
+static const struct kobj_type dazukofs_group_ktype = {
+	.release	= dazukofs_group_kobj_release,
+	.sysfs_ops	= &kobj_sysfs_ops,
+	.default_groups	= dazukofs_group_groups,
+};
+
+/**
+ * dazukofs_sysfs_add_group() - give a new group its sysfs directory
+ * @group: the group; from here on its memory belongs to the kobject, even
+ *	   when this fails (the caller then puts it)
+ *
+ * Return: 0 or a negative errno.
+ */
+int dazukofs_sysfs_add_group(struct dazukofs_group *group)
+{
+	return kobject_init_and_add(&group->kobj, &dazukofs_group_ktype,
+				    dazukofs_groups_kobj, "%s", group->name);
+}
+
+int dazukofs_sysfs_init(void)
+{
+	int err;
+
+	dazukofs_root_kobj = kobject_create_and_add(DAZUKOFS_NAME, fs_kobj);
+	if (!dazukofs_root_kobj)
+		return -ENOMEM;
+	err = sysfs_create_groups(dazukofs_root_kobj, dazukofs_stat_groups);
+	if (err)
+		goto out_root;
+	dazukofs_groups_kobj = kobject_create_and_add("groups",
+						      dazukofs_root_kobj);
+	if (!dazukofs_groups_kobj) {
+		err = -ENOMEM;
+		goto out_groups;
+	}
+	return 0;
+
+out_groups:
+	sysfs_remove_groups(dazukofs_root_kobj, dazukofs_stat_groups);
+out_root:
+	kobject_put(dazukofs_root_kobj);
+	return err;
+}
+
+void dazukofs_sysfs_exit(void)
+{
+	kobject_put(dazukofs_groups_kobj);
+	sysfs_remove_groups(dazukofs_root_kobj, dazukofs_stat_groups);
+	kobject_put(dazukofs_root_kobj);
+}
