@@ -22,8 +22,79 @@ static ssize_t dazukofs_group_id_show(struct config_item *item, char *page)
 }
 CONFIGFS_ATTR_RO(dazukofs_group_, id);
 
+/* "0" or "1": crash tracking (see dazukofs_worker_remove()). Default 0. */
+static ssize_t dazukofs_group_track_show(struct config_item *item, char *page)
+{
+	return sysfs_emit(page, "%d\n", READ_ONCE(to_dazukofs_group(item)->track));
+}
+
+static ssize_t dazukofs_group_track_store(struct config_item *item,
+					  const char *page, size_t count)
+{
+	bool track;
+
+	if (kstrtobool(page, &track) || !(sysfs_streq(page, "0") ||
+					  sysfs_streq(page, "1")))
+		return -EINVAL;
+	dazukofs_group_set_track(to_dazukofs_group(item), track);
+	return count;
+}
+CONFIGFS_ATTR(dazukofs_group_, track);
+
+/* Milliseconds an event may wait for this group; 0 waits for ever. */
+#define DAZUKOFS_TIMEOUT_MS_MAX (24U * 60 * 60 * 1000)
+
+static ssize_t dazukofs_group_timeout_ms_show(struct config_item *item,
+					      char *page)
+{
+	return sysfs_emit(page, "%u\n",
+			  READ_ONCE(to_dazukofs_group(item)->timeout_ms));
+}
+
+static ssize_t dazukofs_group_timeout_ms_store(struct config_item *item,
+					       const char *page, size_t count)
+{
+	unsigned int ms;
+
+	if (kstrtouint(page, 10, &ms) || ms > DAZUKOFS_TIMEOUT_MS_MAX)
+		return -EINVAL;
+	WRITE_ONCE(to_dazukofs_group(item)->timeout_ms, ms);
+	return count;
+}
+CONFIGFS_ATTR(dazukofs_group_, timeout_ms);
+
+/* "allow" or "deny": the verdict for an event not answered in time. */
+static ssize_t dazukofs_group_timeout_action_show(struct config_item *item,
+						  char *page)
+{
+	int action = READ_ONCE(to_dazukofs_group(item)->timeout_action);
+
+	return sysfs_emit(page, "%s\n",
+			  action == DAZUKOFS_DENY ? "deny" : "allow");
+}
+
+static ssize_t dazukofs_group_timeout_action_store(struct config_item *item,
+						   const char *page,
+						   size_t count)
+{
+	int action;
+
+	if (sysfs_streq(page, "allow"))
+		action = DAZUKOFS_ALLOW;
+	else if (sysfs_streq(page, "deny"))
+		action = DAZUKOFS_DENY;
+	else
+		return -EINVAL;
+	WRITE_ONCE(to_dazukofs_group(item)->timeout_action, action);
+	return count;
+}
+CONFIGFS_ATTR(dazukofs_group_, timeout_action);
+
 static struct configfs_attribute *dazukofs_group_attrs[] = {
 	&dazukofs_group_attr_id,
+	&dazukofs_group_attr_track,
+	&dazukofs_group_attr_timeout_ms,
+	&dazukofs_group_attr_timeout_action,
 	NULL,
 };
 

@@ -87,13 +87,14 @@ static inline struct file *dazukofs_lower_file(const struct file *file)
  * struct dazukofs_stats - event counters, of one group or of all
  *
  * Lock-free: each field is updated atomically on its own.  For a group,
- * events = allowed + denied + cancelled + waiting + in_hand whenever the
+ * events = allowed + denied + cancelled + timeouts + waiting + in_hand when the
  * group's lock is not held.
  *
  * @events: events posted
  * @allowed: answered allow (including those settled by the group's removal)
  * @denied: answered deny
  * @cancelled: withdrawn before any worker took them (the opener was killed)
+ * @timeouts: settled by the group's timeout_action, unanswered in time
  * @waiting: queued, no worker has them yet
  * @in_hand: read by a worker, not answered yet
  * @readers: open files of the group device
@@ -105,6 +106,7 @@ struct dazukofs_stats {
 	atomic64_t allowed;
 	atomic64_t denied;
 	atomic64_t cancelled;
+	atomic64_t timeouts;
 	atomic_t waiting;
 	atomic_t in_hand;
 	atomic_t readers;
@@ -120,11 +122,18 @@ extern struct dazukofs_stats dazukofs_global_stats;
  * @item: the group's configfs directory
  * @id: the group's number, N of /dev/dazukofs.N
  * @name: the configfs name
- * @lock: protects @queue, @in_hand, @dead and the state of each queued
- *	   or held &struct dazukofs_gevent
+ * @lock: protects @queue, @in_hand, @dead, @track, @workers and the state
+ *	   and holder of each queued or held &struct dazukofs_gevent
  * @queue: events no worker has taken yet, oldest first
  * @in_hand: events read by a worker and not answered
  * @dead: the group was removed: no new events, readers fail with ENODEV
+ * @track: crash-tracked: a worker's held events go back to the queue when
+ *	   its device file is released, and without workers the group is
+ *	   inactive (events skip it)
+ * @workers: open files of the group device
+ * @timeout_ms: how long an event may wait for this group's answer, 0 for
+ *		ever (read without the lock when an event is posted)
+ * @timeout_action: the verdict for an event not answered in time
  * @wq: readers waiting for an event
  * @stats: the group's counters
  * @node: entry in the list of groups (dazukofs_groups_rwsem)
@@ -138,6 +147,10 @@ struct dazukofs_group {
 	struct list_head queue;
 	struct list_head in_hand;
 	bool dead;
+	bool track;
+	unsigned int workers;
+	unsigned int timeout_ms;
+	int timeout_action;
 	wait_queue_head_t wq;
 	struct dazukofs_stats stats;
 	struct list_head node;
@@ -152,17 +165,33 @@ enum dazukofs_gevent_state {
 struct dazukofs_event;
 
 /**
+ * struct dazukofs_reader - an open file of a group device: a worker
+ * @group: the group, referenced for as long as the file is open
+ */
+struct dazukofs_reader {
+	struct dazukofs_group *group;
+};
+
+/**
  * struct dazukofs_gevent - an event's place in one group
  * @node: in the group's queue or in_hand list, under the group's lock
  * @state: where it is, under the group's lock
+ * @holder: the worker that read it, while in hand (group's lock)
  * @group: the group; the event holds a reference on it
  * @event: the event this is part of
+ * @deadline: when the group's timeout settles it (jiffies), if @timed
+ * @timed: the group had a timeout when the event was posted
+ * @timeout_action: the verdict then
  */
 struct dazukofs_gevent {
 	struct list_head node;
 	enum dazukofs_gevent_state state;
+	struct dazukofs_reader *holder;
 	struct dazukofs_group *group;
 	struct dazukofs_event *event;
+	unsigned long deadline;
+	bool timed;
+	int timeout_action;
 };
 
 /**
@@ -199,8 +228,12 @@ extern unsigned int dazukofs_nr_groups;
 
 /* event.c */
 int dazukofs_check_access(const struct path *lower_path);
-struct dazukofs_gevent *dazukofs_take_event(struct dazukofs_group *group,
+struct dazukofs_gevent *dazukofs_take_event(struct dazukofs_reader *reader,
 					    bool nonblock);
+void dazukofs_worker_add(struct dazukofs_reader *reader);
+void dazukofs_worker_remove(struct dazukofs_reader *reader);
+void dazukofs_group_set_track(struct dazukofs_group *group, bool track);
+bool dazukofs_group_active(const struct dazukofs_group *group);
 void dazukofs_return_event(struct dazukofs_gevent *ge);
 void dazukofs_put_event(struct dazukofs_event *event);
 int dazukofs_answer_event(struct dazukofs_group *group, unsigned long id,
@@ -220,6 +253,11 @@ int dazukofs_dev_init(void);
 void dazukofs_dev_exit(void);
 int dazukofs_dev_add(struct dazukofs_group *group);
 void dazukofs_dev_remove(struct dazukofs_group *group);
+
+/* ignore.c */
+int dazukofs_ignore_init(void);
+void dazukofs_ignore_exit(void);
+bool dazukofs_ignored(void);
 
 /* configfs.c */
 int dazukofs_configfs_init(void);

@@ -23,14 +23,6 @@ static struct class dazukofs_class = {
 	.name = DAZUKOFS_NAME,
 };
 
-/**
- * struct dazukofs_reader - an open file of a group device
- * @group: the group, referenced for as long as the file is open
- */
-struct dazukofs_reader {
-	struct dazukofs_group *group;
-};
-
 static int dazukofs_dev_open(struct inode *inode, struct file *file)
 {
 	struct dazukofs_reader *reader;
@@ -46,6 +38,7 @@ static int dazukofs_dev_open(struct inode *inode, struct file *file)
 	}
 	reader->group = group;
 	file->private_data = reader;
+	dazukofs_worker_add(reader);
 	atomic_inc(&group->stats.readers);
 	atomic_inc(&dazukofs_global_stats.readers);
 	return stream_open(inode, file);
@@ -55,6 +48,7 @@ static int dazukofs_dev_release(struct inode *inode, struct file *file)
 {
 	struct dazukofs_reader *reader = file->private_data;
 
+	dazukofs_worker_remove(reader);
 	atomic_dec(&reader->group->stats.readers);
 	atomic_dec(&dazukofs_global_stats.readers);
 	dazukofs_group_put(reader->group);
@@ -81,7 +75,7 @@ static ssize_t dazukofs_dev_read(struct file *file, char __user *buf,
 	fd = get_unused_fd_flags(O_CLOEXEC);
 	if (fd < 0)
 		return fd;
-	ge = dazukofs_take_event(reader->group, file->f_flags & O_NONBLOCK);
+	ge = dazukofs_take_event(reader, file->f_flags & O_NONBLOCK);
 	if (IS_ERR(ge)) {
 		put_unused_fd(fd);
 		return PTR_ERR(ge);

@@ -107,13 +107,119 @@ static void dazukofs_withdraw(struct dazukofs_event *event)
 	}
 }
 
+/* Queue @event for @group, unless the group is inactive. */
+static void dazukofs_post(struct dazukofs_event *event,
+			  struct dazukofs_group *group)
+{
+	struct dazukofs_gevent *ge = &event->ge[event->nr];
+	unsigned int timeout_ms = READ_ONCE(group->timeout_ms);
+
+	ge->group = group;
+	ge->event = event;
+	ge->state = DAZUKOFS_GE_QUEUED;
+	ge->timed = timeout_ms != 0;
+	ge->deadline = jiffies + msecs_to_jiffies(timeout_ms);
+	ge->timeout_action = READ_ONCE(group->timeout_action);
+
+	spin_lock(&group->lock);
+	if (!dazukofs_group_active(group)) {
+		spin_unlock(&group->lock);
+		return;
+	}
+	/* Counted before a worker can see it: it may answer at once. */
+	kobject_get(&group->kobj);
+	refcount_inc(&event->ref);
+	atomic_inc(&event->pending);
+	event->nr++;
+	list_add_tail(&ge->node, &group->queue);
+	spin_unlock(&group->lock);
+
+	atomic64_inc(&group->stats.events);
+	atomic_inc(&group->stats.waiting);
+	atomic_inc(&dazukofs_global_stats.waiting);
+	wake_up(&group->wq);
+}
+
+/* Jiffies until the first timeout among the event's unsettled parts. */
+static long dazukofs_next_timeout(struct dazukofs_event *event)
+{
+	long next = MAX_SCHEDULE_TIMEOUT;
+	unsigned int i;
+
+	for (i = 0; i < event->nr; i++) {
+		struct dazukofs_gevent *ge = &event->ge[i];
+		long left;
+
+		if (!ge->timed || READ_ONCE(ge->state) == DAZUKOFS_GE_DONE)
+			continue;
+		left = time_after(ge->deadline, jiffies) ?
+		       (long)(ge->deadline - jiffies) : 0;
+		next = min(next, left);
+	}
+	return next;
+}
+
+/* Settle, by their groups' timeout_action, the parts past their deadline. */
+static void dazukofs_expire(struct dazukofs_event *event)
+{
+	unsigned int i;
+
+	for (i = 0; i < event->nr; i++) {
+		struct dazukofs_gevent *ge = &event->ge[i];
+		struct dazukofs_group *group = ge->group;
+		enum dazukofs_gevent_state was;
+
+		if (!ge->timed || time_before(jiffies, ge->deadline))
+			continue;
+		spin_lock(&group->lock);
+		was = ge->state;
+		if (was != DAZUKOFS_GE_DONE) {
+			list_del(&ge->node);
+			ge->state = DAZUKOFS_GE_DONE;
+			ge->holder = NULL;
+		}
+		spin_unlock(&group->lock);
+		if (was == DAZUKOFS_GE_DONE)
+			continue;
+		if (was == DAZUKOFS_GE_QUEUED) {
+			atomic_dec(&group->stats.waiting);
+			atomic_dec(&dazukofs_global_stats.waiting);
+		} else {
+			atomic_dec(&group->stats.in_hand);
+			atomic_dec(&dazukofs_global_stats.in_hand);
+		}
+		atomic64_inc(&group->stats.timeouts);
+		atomic64_inc(&dazukofs_global_stats.timeouts);
+		dazukofs_settle(ge, ge->timeout_action);
+	}
+}
+
+/*
+ * Wait for every group's answer.  Only SIGKILL ends the wait early: an
+ * open must not fail because of an unrelated signal.  Groups with a
+ * timeout are settled here, by the opener, when it runs out.
+ */
+static int dazukofs_wait(struct dazukofs_event *event)
+{
+	for (;;) {
+		long left = wait_event_killable_timeout(event->wq,
+					!atomic_read(&event->pending),
+					dazukofs_next_timeout(event));
+
+		if (left < 0)
+			return -EINTR;
+		if (!atomic_read(&event->pending))
+			return 0;
+		dazukofs_expire(event);
+	}
+}
+
 /**
  * dazukofs_check_access() - ask every group whether an open may proceed
  * @lower_path: the lower file being opened
  *
  * The open path of every regular file on every mount: with no group it
- * costs one load.  Waits killably (only SIGKILL ends the wait: an open
- * must not fail because of an unrelated signal).
+ * costs one load.  A process holding /dev/dazukofs.ign makes no events.
  *
  * Return: 0 to allow, -EPERM if a group denied, -EINTR if killed,
  * -ENOMEM.
@@ -127,6 +233,8 @@ int dazukofs_check_access(const struct path *lower_path)
 
 	if (likely(!READ_ONCE(dazukofs_nr_groups)))
 		return 0;
+	if (dazukofs_ignored())
+		return 0;
 
 	down_read(&dazukofs_groups_rwsem);
 	nr = dazukofs_nr_groups;
@@ -139,27 +247,17 @@ int dazukofs_check_access(const struct path *lower_path)
 		up_read(&dazukofs_groups_rwsem);
 		return -ENOMEM;
 	}
-	list_for_each_entry(group, &dazukofs_groups, node) {
-		struct dazukofs_gevent *ge = &event->ge[event->nr++];
-
-		kobject_get(&group->kobj);
-		refcount_inc(&event->ref);
-		ge->group = group;
-		ge->event = event;
-		ge->state = DAZUKOFS_GE_QUEUED;
-		atomic_inc(&event->pending);
-		atomic64_inc(&group->stats.events);
-		atomic_inc(&group->stats.waiting);
-		atomic_inc(&dazukofs_global_stats.waiting);
-		spin_lock(&group->lock);
-		list_add_tail(&ge->node, &group->queue);
-		spin_unlock(&group->lock);
-		wake_up(&group->wq);
-	}
+	list_for_each_entry(group, &dazukofs_groups, node)
+		dazukofs_post(event, group);
 	up_read(&dazukofs_groups_rwsem);
-	atomic64_inc(&dazukofs_global_stats.events);
 
-	err = wait_event_killable(event->wq, !atomic_read(&event->pending));
+	if (!event->nr) {
+		/* Every group is inactive: nobody to ask. */
+		dazukofs_put_event(event);
+		return 0;
+	}
+	atomic64_inc(&dazukofs_global_stats.events);
+	err = dazukofs_wait(event);
 	if (err) {
 		dazukofs_withdraw(event);
 		atomic64_inc(&dazukofs_global_stats.cancelled);
@@ -175,7 +273,7 @@ int dazukofs_check_access(const struct path *lower_path)
 
 /**
  * dazukofs_take_event() - hand the oldest waiting event to a worker
- * @group: the worker's group
+ * @reader: the worker
  * @nonblock: fail with EAGAIN instead of waiting
  *
  * The event moves to the group's in_hand list at once, so that it is
@@ -184,9 +282,10 @@ int dazukofs_check_access(const struct path *lower_path)
  * Return: the gevent, with a reference on its event for the caller, or an
  * ERR_PTR: -EAGAIN, -ERESTARTSYS (a signal), -ENODEV (group removed).
  */
-struct dazukofs_gevent *dazukofs_take_event(struct dazukofs_group *group,
+struct dazukofs_gevent *dazukofs_take_event(struct dazukofs_reader *reader,
 					    bool nonblock)
 {
+	struct dazukofs_group *group = reader->group;
 	struct dazukofs_gevent *ge;
 	int err;
 
@@ -209,6 +308,7 @@ struct dazukofs_gevent *dazukofs_take_event(struct dazukofs_group *group,
 	ge = list_first_entry(&group->queue, struct dazukofs_gevent, node);
 	list_move_tail(&ge->node, &group->in_hand);
 	ge->state = DAZUKOFS_GE_IN_HAND;
+	ge->holder = reader;
 	refcount_inc(&ge->event->ref);
 	spin_unlock(&group->lock);
 
@@ -235,6 +335,7 @@ void dazukofs_return_event(struct dazukofs_gevent *ge)
 	if (ge->state == DAZUKOFS_GE_IN_HAND) {
 		list_move(&ge->node, &group->queue);
 		ge->state = DAZUKOFS_GE_QUEUED;
+		ge->holder = NULL;
 		returned = true;
 	}
 	spin_unlock(&group->lock);
@@ -254,8 +355,10 @@ void dazukofs_return_event(struct dazukofs_gevent *ge)
  * @id: the event id
  * @verdict: DAZUKOFS_ALLOW or DAZUKOFS_DENY
  *
+ * Any worker of the group may answer, not only the one that read it.
+ *
  * Return: 0, -ENOENT if the group holds no such event (unknown, already
- * answered, or not read yet), -ENODEV if the group was removed.
+ * answered, timed out, or not read yet), -ENODEV if the group was removed.
  */
 int dazukofs_answer_event(struct dazukofs_group *group, unsigned long id,
 			  int verdict)
@@ -272,6 +375,7 @@ int dazukofs_answer_event(struct dazukofs_group *group, unsigned long id,
 			found = ge;
 			list_del(&ge->node);
 			ge->state = DAZUKOFS_GE_DONE;
+			ge->holder = NULL;
 			break;
 		}
 	}
@@ -325,4 +429,116 @@ void dazukofs_drain_group(struct dazukofs_group *group)
 		list_del(&ge->node);
 		dazukofs_settle(ge, DAZUKOFS_ALLOW);
 	}
+}
+
+/* Under the group's lock: does the group take part in events? */
+bool dazukofs_group_active(const struct dazukofs_group *group)
+{
+	return !group->track || group->workers;
+}
+
+/*
+ * Under the group's lock, for a tracked group left without workers: take
+ * its waiting events off the queue, to be settled as allowed.
+ */
+static int dazukofs_deactivate_locked(struct dazukofs_group *group,
+				      struct list_head *settle)
+{
+	struct dazukofs_gevent *ge;
+	int n = 0;
+
+	list_for_each_entry(ge, &group->queue, node) {
+		ge->state = DAZUKOFS_GE_DONE;
+		n++;
+	}
+	list_splice_init(&group->queue, settle);
+	return n;
+}
+
+static void dazukofs_settle_skipped(struct dazukofs_group *group,
+				    struct list_head *settle, int n)
+{
+	struct dazukofs_gevent *ge, *next;
+
+	if (!n)
+		return;
+	atomic_sub(n, &group->stats.waiting);
+	atomic_sub(n, &dazukofs_global_stats.waiting);
+	atomic64_add(n, &group->stats.allowed);
+	list_for_each_entry_safe(ge, next, settle, node) {
+		list_del(&ge->node);
+		dazukofs_settle(ge, DAZUKOFS_ALLOW);
+	}
+}
+
+/* A worker opened the group device. */
+void dazukofs_worker_add(struct dazukofs_reader *reader)
+{
+	struct dazukofs_group *group = reader->group;
+
+	spin_lock(&group->lock);
+	group->workers++;
+	spin_unlock(&group->lock);
+}
+
+/**
+ * dazukofs_worker_remove() - a worker's device file is released
+ * @reader: the worker
+ *
+ * Close, exit, crash or kill: in a tracked group the events it held go
+ * back to the front of the queue, in the order it took them, for another
+ * worker; if it was the last worker, the group goes inactive and its
+ * waiting events count as allowed.  In an untracked group they stay in
+ * hand, answerable by any worker (the 2009 semantics).
+ */
+void dazukofs_worker_remove(struct dazukofs_reader *reader)
+{
+	struct dazukofs_group *group = reader->group;
+	struct dazukofs_gevent *ge, *next;
+	LIST_HEAD(settle);
+	int returned = 0, skipped = 0;
+
+	spin_lock(&group->lock);
+	group->workers--;
+	list_for_each_entry_safe_reverse(ge, next, &group->in_hand, node) {
+		if (ge->holder != reader)
+			continue;
+		ge->holder = NULL;
+		if (!group->track)
+			continue;
+		list_move(&ge->node, &group->queue);
+		ge->state = DAZUKOFS_GE_QUEUED;
+		returned++;
+	}
+	if (!dazukofs_group_active(group))
+		skipped = dazukofs_deactivate_locked(group, &settle);
+	spin_unlock(&group->lock);
+
+	atomic_sub(returned, &group->stats.in_hand);
+	atomic_sub(returned, &dazukofs_global_stats.in_hand);
+	atomic_add(returned, &group->stats.waiting);
+	atomic_add(returned, &dazukofs_global_stats.waiting);
+	if (returned)
+		wake_up(&group->wq);
+	dazukofs_settle_skipped(group, &settle, skipped);
+}
+
+/**
+ * dazukofs_group_set_track() - turn crash tracking on or off
+ * @group: the group
+ * @track: the new setting
+ *
+ * A group tracked from now on with no worker goes inactive at once.
+ */
+void dazukofs_group_set_track(struct dazukofs_group *group, bool track)
+{
+	LIST_HEAD(settle);
+	int skipped = 0;
+
+	spin_lock(&group->lock);
+	group->track = track;
+	if (!group->dead && !dazukofs_group_active(group))
+		skipped = dazukofs_deactivate_locked(group, &settle);
+	spin_unlock(&group->lock);
+	dazukofs_settle_skipped(group, &settle, skipped);
 }

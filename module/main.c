@@ -19,9 +19,12 @@ static int __init dazukofs_init(void)
 	err = dazukofs_dev_init();
 	if (err)
 		goto out_sysfs;
-	err = dazukofs_configfs_init();
+	err = dazukofs_ignore_init();
 	if (err)
 		goto out_dev;
+	err = dazukofs_configfs_init();
+	if (err)
+		goto out_ignore;
 	err = register_filesystem(&dazukofs_fs_type);
 	if (err)
 		goto out_configfs;
@@ -29,6 +32,8 @@ static int __init dazukofs_init(void)
 
 out_configfs:
 	dazukofs_configfs_exit();
+out_ignore:
+	dazukofs_ignore_exit();
 out_dev:
 	dazukofs_dev_exit();
 out_sysfs:
@@ -41,6 +46,7 @@ static void __exit dazukofs_exit(void)
 {
 	unregister_filesystem(&dazukofs_fs_type);
 	dazukofs_configfs_exit();
+	dazukofs_ignore_exit();
 	dazukofs_dev_exit();
 	dazukofs_sysfs_exit();
 }

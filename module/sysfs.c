@@ -79,6 +79,7 @@ DAZUKOFS_STAT_ATTR(events, events, true);
 DAZUKOFS_STAT_ATTR(allowed, allowed, true);
 DAZUKOFS_STAT_ATTR(denied, denied, true);
 DAZUKOFS_STAT_ATTR(cancelled, cancelled, true);
+DAZUKOFS_STAT_ATTR(timeouts, timeouts, true);
 DAZUKOFS_STAT_ATTR(waiting, waiting, false);
 DAZUKOFS_STAT_ATTR(in_hand, in_hand, false);
 DAZUKOFS_STAT_ATTR(readers, readers, false);
@@ -88,6 +89,7 @@ static struct attribute *dazukofs_stat_attrs[] = {
 	&dazukofs_stat_allowed.attr.attr,
 	&dazukofs_stat_denied.attr.attr,
 	&dazukofs_stat_cancelled.attr.attr,
+	&dazukofs_stat_timeouts.attr.attr,
 	&dazukofs_stat_waiting.attr.attr,
 	&dazukofs_stat_in_hand.attr.attr,
 	&dazukofs_stat_readers.attr.attr,
@@ -136,8 +138,24 @@ static ssize_t id_show(struct kobject *kobj, struct kobj_attribute *attr,
 }
 static struct kobj_attribute dazukofs_group_id_attr = __ATTR_RO(id);
 
+/* 0 while a tracked group has no worker: events skip it. */
+static ssize_t active_show(struct kobject *kobj, struct kobj_attribute *attr,
+			   char *buf)
+{
+	struct dazukofs_group *group =
+		container_of(kobj, struct dazukofs_group, kobj);
+	bool active;
+
+	spin_lock(&group->lock);
+	active = dazukofs_group_active(group);
+	spin_unlock(&group->lock);
+	return sysfs_emit(buf, "%d\n", active);
+}
+static struct kobj_attribute dazukofs_group_active_attr = __ATTR_RO(active);
+
 static struct attribute *dazukofs_group_attrs[] = {
 	&dazukofs_group_id_attr.attr,
+	&dazukofs_group_active_attr.attr,
 	NULL,
 };
 

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /dev/dazukofs.ign: a process that holds it open makes no access events,
+ * so a scanner can read its signatures and write its logs on a dazukofs
+ * mount without waiting on itself.
+ *
+ * The exemption belongs to the process (all its threads) that opened the
+ * device, for as long as that open file exists.  A child that inherits the
+ * fd across fork() is not exempt itself; across execve() the exemption
+ * stays while the fd stays open (it is not O_CLOEXEC unless asked).
+ */
+
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+#include <linux/pid.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+
+#include "dazukofs.h"
+
+/* dazukofs_ignore_lock protects dazukofs_ignore_list. */
+static DEFINE_SPINLOCK(dazukofs_ignore_lock);
+static LIST_HEAD(dazukofs_ignore_list);
+/* Entries in the list; read without the lock as the open path's shortcut. */
+static atomic_t dazukofs_nr_ignored = ATOMIC_INIT(0);
+
+struct dazukofs_ignore {
+	struct list_head node;
+	struct pid *tgid;
+};
+
+/**
+ * dazukofs_ignored() - is the current process exempt from events?
+ *
+ * Return: true if it holds /dev/dazukofs.ign open.
+ */
+bool dazukofs_ignored(void)
+{
+	struct pid *tgid = task_tgid(current);
+	struct dazukofs_ignore *ign;
+	bool found = false;
+
+	if (!atomic_read(&dazukofs_nr_ignored))
+		return false;
+	spin_lock(&dazukofs_ignore_lock);
+	list_for_each_entry(ign, &dazukofs_ignore_list, node) {
+		if (ign->tgid == tgid) {
+			found = true;
+			break;
+		}
+	}
+	spin_unlock(&dazukofs_ignore_lock);
+	return found;
+}
+
+static int dazukofs_ignore_open(struct inode *inode, struct file *file)
+{
+	struct dazukofs_ignore *ign;
+
+	ign = kzalloc(sizeof(*ign), GFP_KERNEL);
+	if (!ign)
+		return -ENOMEM;
+	ign->tgid = get_pid(task_tgid(current));
+	spin_lock(&dazukofs_ignore_lock);
+	list_add(&ign->node, &dazukofs_ignore_list);
+	atomic_inc(&dazukofs_nr_ignored);
+	spin_unlock(&dazukofs_ignore_lock);
+	file->private_data = ign;
+	return stream_open(inode, file);
+}
+
+static int dazukofs_ignore_release(struct inode *inode, struct file *file)
+{
+	struct dazukofs_ignore *ign = file->private_data;
+
+	spin_lock(&dazukofs_ignore_lock);
+	list_del(&ign->node);
+	atomic_dec(&dazukofs_nr_ignored);
+	spin_unlock(&dazukofs_ignore_lock);
+	put_pid(ign->tgid);
+	kfree(ign);
+	return 0;
+}
+
+static const struct file_operations dazukofs_ignore_fops = {
+	.owner		= THIS_MODULE,
+	.open		= dazukofs_ignore_open,
+	.release	= dazukofs_ignore_release,
+};
+
+static struct miscdevice dazukofs_ignore_dev = {
+	.minor	= MISC_DYNAMIC_MINOR,
+	.name	= DAZUKOFS_NAME ".ign",
+	.fops	= &dazukofs_ignore_fops,
+	.mode	= 0600,
+};
+
+int dazukofs_ignore_init(void)
+{
+	return misc_register(&dazukofs_ignore_dev);
+}
+
+void dazukofs_ignore_exit(void)
+{
+	misc_deregister(&dazukofs_ignore_dev);
+}
