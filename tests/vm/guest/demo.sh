@@ -25,7 +25,8 @@ run mount --bind /srv/demo /srv/lower-view
 
 echo "## stack dazukofs over it, same path twice"
 run mount -t dazukofs /srv/demo /srv/demo
-run grep ' /srv/demo ' /proc/mounts
+echo "+ grep ' /srv/demo ' /proc/mounts"
+grep ' /srv/demo ' /proc/mounts
 
 echo "## read through dazukofs"
 run ls -la /srv/demo
