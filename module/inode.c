@@ -21,6 +21,7 @@
 #include <linux/fs.h>
 #include <linux/fs_stack.h>
 #include <linux/file.h>
+#include <linux/fiemap.h>
 #include <linux/fileattr.h>
 #include <linux/namei.h>
 #include <linux/xattr.h>
@@ -294,9 +295,16 @@ static int dazukofs_unlink(struct inode *dir, struct dentry *dentry)
 	lower_dir = dazukofs_lock_lower_parent(dentry);
 	if (IS_ERR(lower_dir))
 		return PTR_ERR(lower_dir);
+	/*
+	 * Our own reference makes the lower dentry unhashed rather than
+	 * negative (d_delete()): other users of the dazukofs dentry may still
+	 * look at its lower inode.
+	 */
+	dget(lower);
 	err = -ESTALE;
 	if (dazukofs_lower_matches(dentry, lower))
 		err = vfs_unlink(idmap, d_inode(lower_dir), lower, NULL);
+	dput(lower);
 	dazukofs_copy_attr(d_inode(dentry));
 	dazukofs_copy_dir_attr(dir);
 	dazukofs_unlock_lower_parent(dentry, lower_dir);
@@ -316,9 +324,11 @@ static int dazukofs_rmdir(struct inode *dir, struct dentry *dentry)
 	lower_dir = dazukofs_lock_lower_parent(dentry);
 	if (IS_ERR(lower_dir))
 		return PTR_ERR(lower_dir);
+	dget(lower);	/* as in dazukofs_unlink() */
 	err = -ESTALE;
 	if (dazukofs_lower_matches(dentry, lower))
 		err = vfs_rmdir(idmap, d_inode(lower_dir), lower);
+	dput(lower);
 	dazukofs_copy_attr(d_inode(dentry));
 	dazukofs_copy_dir_attr(dir);
 	dazukofs_unlock_lower_parent(dentry, lower_dir);
@@ -525,6 +535,16 @@ static int dazukofs_fileattr_set(dazukofs_idmap_t *idmap,
 	return err;
 }
 
+static int dazukofs_fiemap(struct inode *inode, struct fiemap_extent_info *fei,
+			   u64 start, u64 len)
+{
+	struct inode *lower_inode = dazukofs_lower_inode(inode);
+
+	if (!lower_inode->i_op->fiemap)
+		return -EOPNOTSUPP;
+	return lower_inode->i_op->fiemap(lower_inode, fei, start, len);
+}
+
 const struct inode_operations dazukofs_dir_iops = {
 	.lookup		= dazukofs_lookup,
 	.create		= dazukofs_create,
@@ -546,6 +566,7 @@ const struct inode_operations dazukofs_dir_iops = {
 };
 
 static const struct inode_operations dazukofs_file_iops = {
+	.fiemap		= dazukofs_fiemap,
 	.permission	= dazukofs_permission,
 	.setattr	= dazukofs_setattr,
 	.getattr	= dazukofs_getattr,

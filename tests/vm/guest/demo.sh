@@ -8,6 +8,9 @@ set -euo pipefail
 run() { echo "+ $*"; "$@"; }
 fail() { echo "demo: FAIL: $*" >&2; exit 1; }
 
+# the module's dependencies (configfs) first: insmod does not resolve them
+deps=$(modinfo -F depends "$DAZUKOFS_KO" | tr ',' ' ')
+[[ -z $deps ]] || run modprobe -a $deps
 run insmod "$DAZUKOFS_KO"
 
 echo "## a lower directory (tmpfs) with a few files"
@@ -22,7 +25,8 @@ run mount --bind /srv/demo /srv/lower-view
 
 echo "## stack dazukofs over it, same path twice"
 run mount -t dazukofs /srv/demo /srv/demo
-run grep ' /srv/demo ' /proc/mounts
+echo "+ grep ' /srv/demo ' /proc/mounts"
+grep ' /srv/demo ' /proc/mounts
 
 echo "## read through dazukofs"
 run ls -la /srv/demo

@@ -39,6 +39,8 @@ umount "$mnt" || fail "umount ext4"
 
 step "insmod $DAZUKOFS_KO; rmmod dazukofs"
 [[ -f $DAZUKOFS_KO ]] || fail "$DAZUKOFS_KO not built (cmake --build BUILD builds target kmod)"
+deps=$(modinfo -F depends "$DAZUKOFS_KO" | tr ',' ' ')
+[[ -z $deps ]] || modprobe -a $deps || fail "modprobe $deps (dependencies of dazukofs.ko)"
 insmod "$DAZUKOFS_KO" || fail "insmod $DAZUKOFS_KO"
 grep -q '^dazukofs ' /proc/modules || fail "dazukofs not in /proc/modules"
 rmmod dazukofs || fail "rmmod dazukofs"
