@@ -143,7 +143,7 @@ struct dazukofs_group {
 	struct config_item item;
 	int id;
 	char name[DAZUKOFS_GROUP_NAME_MAX + 1];
-	spinlock_t lock;
+	spinlock_t lock;	/* see above */
 	struct list_head queue;
 	struct list_head in_hand;
 	bool dead;

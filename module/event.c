@@ -58,13 +58,13 @@ static void dazukofs_settle(struct dazukofs_gevent *ge, int verdict)
 static void dazukofs_count_answer(struct dazukofs_stats *stats, int verdict,
 				  u64 us)
 {
-	atomic64_inc(verdict == DAZUKOFS_DENY ? &stats->denied :
-						&stats->allowed);
+	atomic64_inc(verdict == DAZUKOFS_DENY ? &stats->denied
+					      : &stats->allowed);
 	dazukofs_stats_latency(stats, us);
 }
 
 static struct dazukofs_event *dazukofs_alloc_event(const struct path *lower,
-						    unsigned int nr)
+						   unsigned int nr)
 {
 	struct dazukofs_event *event;
 

@@ -136,6 +136,7 @@ static ssize_t id_show(struct kobject *kobj, struct kobj_attribute *attr,
 	return sysfs_emit(buf, "%d\n",
 			  container_of(kobj, struct dazukofs_group, kobj)->id);
 }
+
 static struct kobj_attribute dazukofs_group_id_attr = __ATTR_RO(id);
 
 /* 0 while a tracked group has no worker: events skip it. */
@@ -151,6 +152,7 @@ static ssize_t active_show(struct kobject *kobj, struct kobj_attribute *attr,
 	spin_unlock(&group->lock);
 	return sysfs_emit(buf, "%d\n", active);
 }
+
 static struct kobj_attribute dazukofs_group_active_attr = __ATTR_RO(active);
 
 static struct attribute *dazukofs_group_attrs[] = {
