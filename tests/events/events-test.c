@@ -875,6 +875,15 @@ static void group_names(void **state)
 	group_del("x");
 }
 
+/* Latin-1 letters are not [A-Za-z0-9_-] either. */
+static void group_names_latin1(void **state)
+{
+	(void)state;
+	assert_bad_name("\xe4");	/* "ä" in Latin-1 */
+	assert_bad_name("a\xc0z");
+	assert_bad_name("\xdf");
+}
+
 static bool dev_exists(int id)
 {
 	char node[64];
@@ -1087,6 +1096,7 @@ int main(int argc, char **argv)
 		T(sigterm_sigint_do_not_interrupt),
 		T(dir_and_fifo_make_no_event),
 		T(group_names),
+		T(group_names_latin1),
 		T(dev_node_follows_group),
 		T(sixty_four_groups),
 		T(counters_exact),
