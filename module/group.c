@@ -10,7 +10,6 @@
  * last reference.
  */
 
-#include <linux/ctype.h>
 #include <linux/idr.h>
 #include <linux/rwsem.h>
 #include <linux/slab.h>
@@ -49,7 +48,9 @@ bool dazukofs_group_name_valid(const char *name)
 	for (i = 0; i < len; i++) {
 		char c = name[i];
 
-		if (!isalnum(c) && c != '_' && c != '-')
+		/* ASCII only: the kernel's isalnum() takes Latin-1 letters. */
+		if (!(c >= 'a' && c <= 'z') && !(c >= 'A' && c <= 'Z') &&
+		    !(c >= '0' && c <= '9') && c != '_' && c != '-')
 			return false;
 	}
 	return true;

@@ -1,0 +1,1116 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Access event integration tests (cmocka; run as root in the VM by
+ * guest-events.sh): one test per rule of groups, group devices, verdicts
+ * and counters.
+ *
+ * usage: events-test LOWER MNT [FILTER]
+ *   LOWER: the directory below the dazukofs mount MNT (files are made there,
+ *   so that making them posts no event).  Expects no group to exist.
+ */
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/epoll.h>
+#include <sys/sysmacros.h>
+
+#include <cmocka.h>
+
+#include "ev.h"
+
+static const char *lower, *mnt;
+
+/* Groups and children a test made: the teardown removes what is left. */
+#define MAX_TRACK 128
+static char groups[MAX_TRACK][DAZUKOFS_GROUP_NAME_MAX + 1];
+static int ngroups;
+static pid_t kids[MAX_TRACK];
+static int nkids;
+static int devfds[MAX_TRACK];
+static int ndevfds;
+
+#define OK(x)								\
+	do {								\
+		if ((x) < 0)						\
+			fail_msg("%s: %s", #x, strerror(errno));	\
+	} while (0)
+
+static int group_new(const char *name)
+{
+	int id = ev_group_mkdir(name);
+
+	if (id < 0)
+		fail_msg("mkdir group %s: %s", name, strerror(-id));
+	assert_true(ngroups < MAX_TRACK);
+	strcpy(groups[ngroups++], name);
+	return id;
+}
+
+static void group_del(const char *name)
+{
+	int i, err = ev_group_rmdir(name);
+
+	if (err)
+		fail_msg("rmdir group %s: %s", name, strerror(-err));
+	for (i = 0; i < ngroups; i++) {
+		if (!strcmp(groups[i], name)) {
+			groups[i][0] = '\0';
+			break;
+		}
+	}
+}
+
+static int dev_open(int id)
+{
+	int fd = ev_dev_open(id, 0);
+
+	if (fd < 0)
+		fail_msg("open /dev/dazukofs.%d: %s", id, strerror(-fd));
+	if (ndevfds < MAX_TRACK)
+		devfds[ndevfds++] = fd;
+	return fd;
+}
+
+static pid_t opener(const char *name)
+{
+	char path[4096];
+	pid_t pid;
+
+	snprintf(path, sizeof(path), "%s/%s", mnt, name);
+	pid = ev_opener(path);
+	OK(pid);
+	assert_true(nkids < MAX_TRACK);
+	kids[nkids++] = pid;
+	return pid;
+}
+
+static int opener_result(pid_t pid)
+{
+	return ev_opener_wait(pid, 20000);
+}
+
+/* Make LOWER/name with @content (no event: not through the mount). */
+static void lower_file(const char *name, const char *content)
+{
+	char path[4096];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", lower, name);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	OK(fd);
+	assert_int_equal(write(fd, content, strlen(content)), (ssize_t)strlen(content));
+	close(fd);
+}
+
+static void read_ev(int devfd, struct dazukofs_proto_event *ev)
+{
+	int err = ev_read(devfd, ev, 20000);
+
+	if (err)
+		fail_msg("reading an event: %s", strerror(-err));
+}
+
+static void answer(int devfd, unsigned long id, int verdict)
+{
+	int err = ev_answer(devfd, id, verdict);
+
+	if (err)
+		fail_msg("answering event %lu: %s", id, strerror(-err));
+}
+
+static ssize_t write_str(int fd, const char *s, size_t len)
+{
+	return write(fd, s, len);
+}
+
+static int cleanup(void **state)
+{
+	int i;
+
+	(void)state;
+	for (i = 0; i < nkids; i++) {
+		if (kids[i] > 0 && kill(kids[i], SIGKILL) == 0)
+			waitpid(kids[i], NULL, 0);
+		else if (kids[i] > 0)
+			waitpid(kids[i], NULL, WNOHANG);
+	}
+	nkids = 0;
+	/* a failed test may leave group device fds open: close them */
+	for (i = 0; i < ndevfds; i++) {
+		char link[64], target[64];
+		ssize_t n;
+
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", devfds[i]);
+		n = readlink(link, target, sizeof(target) - 1);
+		if (n > 0) {
+			target[n] = '\0';
+			if (!strncmp(target, DAZUKOFS_DEV_PREFIX,
+				     strlen(DAZUKOFS_DEV_PREFIX)))
+				close(devfds[i]);
+		}
+	}
+	ndevfds = 0;
+	for (i = 0; i < ngroups; i++) {
+		if (groups[i][0])
+			ev_group_rmdir(groups[i]);
+	}
+	ngroups = 0;
+	return 0;
+}
+
+/* One read-and-answer cycle: the opener of @name gets @verdict's result. */
+static void one_verdict(const char *gname, int verdict)
+{
+	struct dazukofs_proto_event ev;
+	int id = group_new(gname), fd = dev_open(id);
+	pid_t pid;
+
+	lower_file("verdict", "v");
+	pid = opener("verdict");
+	read_ev(fd, &ev);
+	assert_true(ev_opener_running(pid));
+	answer(fd, ev.id, verdict);
+	assert_int_equal(opener_result(pid), verdict ? EPERM : 0);
+	close(ev.fd);
+	close(fd);
+	group_del(gname);
+}
+
+/* ---------------------------------------------------------------- */
+
+static void no_group_allows(void **state)
+{
+	long long events = ev_ctr(NULL, "events");
+	char path[4096];
+	int fd;
+
+	(void)state;
+	lower_file("nogroup", "x");
+	snprintf(path, sizeof(path), "%s/nogroup", mnt);
+	fd = open(path, O_RDONLY);
+	OK(fd);
+	close(fd);
+	assert_int_equal(opener_result(opener("nogroup")), 0);
+	assert_int_equal(ev_ctr(NULL, "events"), events);
+}
+
+static void one_group_allows(void **state)
+{
+	(void)state;
+	one_verdict("ev-allow", DAZUKOFS_ALLOW);
+}
+
+static void one_group_denies(void **state)
+{
+	(void)state;
+	one_verdict("ev-deny", DAZUKOFS_DENY);
+}
+
+static void two_groups(int v1, int v2)
+{
+	struct dazukofs_proto_event e1, e2;
+	int f1 = dev_open(group_new("ev-two-a"));
+	int f2 = dev_open(group_new("ev-two-b"));
+	pid_t pid;
+
+	lower_file("two", "2");
+	pid = opener("two");
+	read_ev(f1, &e1);
+	read_ev(f2, &e2);
+	assert_int_equal(e1.pid, pid);
+	assert_int_equal(e2.pid, pid);
+	answer(f1, e1.id, v1);
+	/* one answer is not enough */
+	assert_true(ev_wait_ctr("ev-two-b", "in_hand", 1, 1000));
+	assert_true(ev_opener_running(pid));
+	answer(f2, e2.id, v2);
+	assert_int_equal(opener_result(pid), (v1 || v2) ? EPERM : 0);
+	close(e1.fd);
+	close(e2.fd);
+	close(f1);
+	close(f2);
+	group_del("ev-two-a");
+	group_del("ev-two-b");
+}
+
+static void two_groups_one_denies(void **state)
+{
+	(void)state;
+	two_groups(DAZUKOFS_ALLOW, DAZUKOFS_DENY);
+	two_groups(DAZUKOFS_DENY, DAZUKOFS_ALLOW);
+}
+
+static void two_groups_both_allow(void **state)
+{
+	(void)state;
+	two_groups(DAZUKOFS_ALLOW, DAZUKOFS_ALLOW);
+}
+
+/* A worker thread doing one blocking read. */
+struct worker {
+	int fd;
+	pthread_t th;
+	int err;
+	pid_t tid;
+	struct dazukofs_proto_event ev;
+};
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+
+	__atomic_store_n(&w->tid, gettid(), __ATOMIC_RELEASE);
+	w->err = ev_read(w->fd, &w->ev, -1);
+	return NULL;
+}
+
+static void worker_start(struct worker *w, int fd)
+{
+	w->fd = fd;
+	w->err = -EINPROGRESS;
+	w->tid = 0;
+	assert_int_equal(pthread_create(&w->th, NULL, worker_main, w), 0);
+}
+
+/* Join with a deadline; false if the thread is still blocked. */
+static bool worker_join(struct worker *w, int ms)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += ms / 1000;
+	ts.tv_nsec += (ms % 1000) * 1000000L;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	return pthread_timedjoin_np(w->th, NULL, &ts) == 0;
+}
+
+/* Is thread @w asleep (blocked in the kernel)? */
+static bool worker_sleeping(struct worker *w, int ms)
+{
+	long long end = ev_now_ms() + ms;
+	char path[64], buf[512], *p;
+
+	for (;;) {
+		pid_t tid = __atomic_load_n(&w->tid, __ATOMIC_ACQUIRE);
+		FILE *f;
+
+		if (tid) {
+			snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+			f = fopen(path, "r");
+			if (f) {
+				size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+
+				fclose(f);
+				buf[n] = '\0';
+				p = strrchr(buf, ')');
+				if (p && p[1] == ' ' && p[2] == 'S')
+					return true;
+			}
+		}
+		if (ev_now_ms() > end)
+			return false;
+		ev_nap();
+	}
+}
+
+static void workers_hold_distinct_events(void **state)
+{
+	enum { N = 3 };
+	struct worker w[N];
+	pid_t pids[N];
+	int id = group_new("ev-workers"), i, j;
+
+	(void)state;
+	lower_file("workers", "w");
+	for (i = 0; i < N; i++)
+		worker_start(&w[i], dev_open(id));
+	for (i = 0; i < N; i++)
+		pids[i] = opener("workers");
+	for (i = 0; i < N; i++) {
+		assert_true(worker_join(&w[i], 20000));
+		assert_int_equal(w[i].err, 0);
+	}
+	assert_int_equal(ev_ctr("ev-workers", "in_hand"), N);
+	assert_int_equal(ev_ctr("ev-workers", "waiting"), 0);
+	for (i = 0; i < N; i++) {
+		assert_true(ev_opener_running(pids[i]));
+		for (j = 0; j < i; j++) {
+			assert_true(w[i].ev.id != w[j].ev.id);
+			assert_true(w[i].ev.pid != w[j].ev.pid);
+		}
+		/* each event is one of our openers' */
+		for (j = 0; j < N; j++)
+			if (w[i].ev.pid == pids[j])
+				break;
+		assert_true(j < N);
+	}
+	for (i = 0; i < N; i++)
+		answer(w[i].fd, w[i].ev.id, DAZUKOFS_ALLOW);
+	for (i = 0; i < N; i++) {
+		assert_int_equal(opener_result(pids[i]), 0);
+		close(w[i].ev.fd);
+		close(w[i].fd);
+	}
+	group_del("ev-workers");
+}
+
+static void event_fd_properties(void **state)
+{
+	struct dazukofs_proto_event ev;
+	int fd = dev_open(group_new("ev-fd"));
+	char buf[64], proc[64], link[4096], want[4096];
+	ssize_t n;
+	pid_t pid;
+	int flags;
+
+	(void)state;
+	lower_file("content", "the file's content\n");
+	pid = opener("content");
+	read_ev(fd, &ev);
+	n = pread(ev.fd, buf, sizeof(buf), 0);
+	assert_int_equal(n, 19);
+	assert_memory_equal(buf, "the file's content\n", 19);
+	assert_int_equal(write(ev.fd, "x", 1), -1);
+	assert_int_equal(errno, EBADF);
+	flags = fcntl(ev.fd, F_GETFD);
+	assert_true(flags >= 0 && (flags & FD_CLOEXEC));
+	flags = fcntl(ev.fd, F_GETFL);
+	assert_int_equal(flags & O_ACCMODE, O_RDONLY);
+	/* the fd is the lower file */
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", ev.fd);
+	n = readlink(proc, link, sizeof(link) - 1);
+	assert_true(n > 0);
+	link[n] = '\0';
+	snprintf(want, sizeof(want), "%s/content", lower);
+	assert_string_equal(link, want);
+	answer(fd, ev.id, DAZUKOFS_ALLOW);
+	assert_int_equal(opener_result(pid), 0);
+	close(ev.fd);
+	close(fd);
+	group_del("ev-fd");
+}
+
+static void event_pid_is_opener(void **state)
+{
+	struct dazukofs_proto_event ev;
+	int fd = dev_open(group_new("ev-pid"));
+	pid_t pid;
+
+	(void)state;
+	lower_file("pid", "p");
+	pid = opener("pid");
+	read_ev(fd, &ev);
+	assert_int_equal(ev.pid, pid);
+	assert_true(ev.pid != getpid());
+	answer(fd, ev.id, DAZUKOFS_ALLOW);
+	assert_int_equal(opener_result(pid), 0);
+	close(ev.fd);
+	close(fd);
+	group_del("ev-pid");
+}
+
+static const char *const stat_names[] = {
+	"events", "allowed", "denied", "cancelled", "waiting", "in_hand",
+	"readers",
+};
+#define NSTATS (sizeof(stat_names) / sizeof(stat_names[0]))
+
+static void snap(const char *group, long long *v)
+{
+	size_t i;
+
+	for (i = 0; i < NSTATS; i++)
+		v[i] = ev_ctr(group, stat_names[i]);
+}
+
+static void assert_snap_equal(const long long *a, const long long *b)
+{
+	size_t i;
+
+	for (i = 0; i < NSTATS; i++)
+		if (a[i] != b[i])
+			fail_msg("counter %s: %lld, then %lld", stat_names[i],
+				 a[i], b[i]);
+}
+
+static void bad_writes_change_nothing(void **state)
+{
+	struct dazukofs_proto_event ev;
+	long long g0[NSTATS], g1[NSTATS], a0[NSTATS], a1[NSTATS];
+	int fd = dev_open(group_new("ev-bad"));
+	pid_t p1, p2;
+	char buf[256];
+	static const char *const malformed[] = {
+		"", "\n", "id=", "id=1", "r=0", "id=1 r=2", "id=1 r=-1",
+		"id=-1 r=0", "id=+1 r=0", " id=1 r=0", "id=1r=0",
+		"id=1 r=0 ", "id=1 r=0\n\n", "id=18446744073709551616 r=0",
+		"garbage", "id=1 r=0x",
+	};
+	size_t i;
+
+	(void)state;
+	lower_file("bad", "b");
+	p1 = opener("bad");
+	read_ev(fd, &ev);
+	p2 = opener("bad");	/* queued, not read */
+	assert_true(ev_wait_ctr("ev-bad", "waiting", 1, 20000));
+	snap("ev-bad", g0);
+	snap(NULL, a0);
+
+	/* unknown ids, and the id of the event not read yet */
+	assert_int_equal(ev_answer(fd, ev.id + 1, DAZUKOFS_ALLOW), -ENOENT);
+	assert_int_equal(ev_answer(fd, ev.id + 1000, DAZUKOFS_DENY), -ENOENT);
+	assert_int_equal(ev_answer(fd, 0, DAZUKOFS_DENY), -ENOENT);
+	assert_int_equal(ev_answer(fd, ULONG_MAX, DAZUKOFS_DENY), -ENOENT);
+	for (i = 0; i < sizeof(malformed) / sizeof(malformed[0]); i++) {
+		assert_int_equal(write_str(fd, malformed[i], strlen(malformed[i])), -1);
+		if (errno != EINVAL)
+			fail_msg("write \"%s\": %s, want EINVAL", malformed[i],
+				 strerror(errno));
+	}
+	/* embedded NUL */
+	snprintf(buf, sizeof(buf), "id=%lu r=0", ev.id);
+	buf[strlen(buf) - 3] = '\0';
+	assert_int_equal(write_str(fd, buf, strlen(buf + strlen(buf) + 1) +
+				   strlen(buf) + 1), -1);
+	assert_int_equal(errno, EINVAL);
+	/* the right id, longer than DAZUKOFS_RESPONSE_MAX: refused */
+	i = (size_t)snprintf(buf, sizeof(buf), "id=%lu", ev.id);
+	memset(buf + i, ' ', sizeof(buf) - i);
+	memcpy(buf + DAZUKOFS_RESPONSE_MAX + 1 - 4, "r=1\n", 4);
+	assert_int_equal(write_str(fd, buf, DAZUKOFS_RESPONSE_MAX + 1), -1);
+	assert_int_equal(errno, EINVAL);
+
+	snap("ev-bad", g1);
+	snap(NULL, a1);
+	assert_snap_equal(g0, g1);
+	assert_snap_equal(a0, a1);
+	assert_true(ev_opener_running(p1));
+	assert_true(ev_opener_running(p2));
+
+	/* still answerable: exactly DAZUKOFS_RESPONSE_MAX bytes, deny */
+	memcpy(buf + DAZUKOFS_RESPONSE_MAX - 4, "r=1\n", 4);
+	assert_int_equal(write_str(fd, buf, DAZUKOFS_RESPONSE_MAX),
+			 DAZUKOFS_RESPONSE_MAX);
+	assert_int_equal(opener_result(p1), EPERM);
+	/* answered: now unknown */
+	assert_int_equal(ev_answer(fd, ev.id, DAZUKOFS_ALLOW), -ENOENT);
+	close(ev.fd);
+
+	/* the queued one, with tabs and no newline */
+	read_ev(fd, &ev);
+	assert_int_equal(ev.pid, p2);
+	snprintf(buf, sizeof(buf), "id=%lu\t \tr=0", ev.id);
+	assert_int_equal(write_str(fd, buf, strlen(buf)), (ssize_t)strlen(buf));
+	assert_int_equal(opener_result(p2), 0);
+	close(ev.fd);
+	close(fd);
+	group_del("ev-bad");
+}
+
+/* Any process holding the group device may answer. */
+static void answer_from_other_process(void **state)
+{
+	struct dazukofs_proto_event ev;
+	int fd = dev_open(group_new("ev-other"));
+	pid_t pid, helper;
+
+	(void)state;
+	lower_file("other", "o");
+	pid = opener("other");
+	read_ev(fd, &ev);
+	helper = fork();
+	OK(helper);
+	if (helper == 0)
+		_exit(ev_answer(fd, ev.id, DAZUKOFS_DENY) ? 1 : 0);
+	assert_int_equal(ev_opener_wait(helper, 20000), 0);
+	assert_int_equal(opener_result(pid), EPERM);
+	close(ev.fd);
+	close(fd);
+	group_del("ev-other");
+}
+
+static void small_read_buffer(void **state)
+{
+	struct dazukofs_proto_event ev;
+	int fd = dev_open(group_new("ev-small"));
+	char small[8];
+	pid_t pid;
+	int fds_before, fds_after;
+
+	(void)state;
+	lower_file("small", "s");
+	pid = opener("small");
+	assert_true(ev_wait_ctr("ev-small", "waiting", 1, 20000));
+	fds_before = dup(0);
+	close(fds_before);
+	assert_int_equal(read(fd, small, sizeof(small)), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(read(fd, small, 0), -1);
+	assert_int_equal(errno, EINVAL);
+	/* no fd was installed, the event is still queued */
+	fds_after = dup(0);
+	close(fds_after);
+	assert_int_equal(fds_after, fds_before);
+	assert_int_equal(ev_ctr("ev-small", "waiting"), 1);
+	assert_int_equal(ev_ctr("ev-small", "in_hand"), 0);
+	assert_true(ev_opener_running(pid));
+	read_ev(fd, &ev);
+	assert_int_equal(ev.pid, pid);
+	answer(fd, ev.id, DAZUKOFS_ALLOW);
+	assert_int_equal(opener_result(pid), 0);
+	close(ev.fd);
+	close(fd);
+	group_del("ev-small");
+}
+
+static void rmdir_settles_events(void **state)
+{
+	struct dazukofs_proto_event ev;
+	int id = group_new("ev-rmdir"), fd = dev_open(id), fd2 = dev_open(id);
+	long long allowed = ev_ctr(NULL, "allowed");
+	struct pollfd pfd;
+	pid_t p1, p2;
+
+	(void)state;
+	lower_file("rmdir", "r");
+	p1 = opener("rmdir");
+	read_ev(fd, &ev);		/* in hand */
+	p2 = opener("rmdir");		/* waiting */
+	assert_true(ev_wait_ctr("ev-rmdir", "waiting", 1, 20000));
+	assert_true(ev_opener_running(p1));
+	group_del("ev-rmdir");
+	assert_int_equal(opener_result(p1), 0);
+	assert_int_equal(opener_result(p2), 0);
+	assert_int_equal(ev_ctr(NULL, "allowed"), allowed + 2);
+	/* the old fds: ENODEV, EPOLLERR|EPOLLHUP */
+	assert_int_equal(ev_read(fd, &ev, -1), -ENODEV);
+	assert_int_equal(ev_read(fd2, &ev, -1), -ENODEV);
+	assert_int_equal(ev_answer(fd, ev.id, DAZUKOFS_DENY), -ENODEV);
+	pfd.fd = fd;
+	pfd.events = POLLIN;
+	assert_int_equal(poll(&pfd, 1, 0), 1);
+	assert_true(pfd.revents & POLLERR);
+	assert_true(pfd.revents & POLLHUP);
+	close(ev.fd);
+	close(fd);
+	close(fd2);
+}
+
+static void rmdir_wakes_blocked_reader(void **state)
+{
+	struct worker w;
+	int id = group_new("ev-rmdir-rd");
+
+	(void)state;
+	worker_start(&w, dev_open(id));
+	assert_true(worker_sleeping(&w, 20000));
+	assert_false(worker_join(&w, 10));
+	group_del("ev-rmdir-rd");
+	assert_true(worker_join(&w, 20000));
+	assert_int_equal(w.err, -ENODEV);
+	assert_int_equal(ev_read(w.fd, &w.ev, -1), -ENODEV);
+	close(w.fd);
+}
+
+static void dev_of_removed_group(void **state)
+{
+	char node[64], path[4096];
+	struct stat st;
+	int id = group_new("ev-enxio"), fd;
+
+	(void)state;
+	snprintf(node, sizeof(node), DAZUKOFS_DEV_PREFIX "%d", id);
+	OK(stat(node, &st));
+	assert_true(S_ISCHR(st.st_mode));
+	group_del("ev-enxio");
+	assert_int_equal(stat(node, &st) == 0 ? 0 : errno, ENOENT);
+	/* a node of our own for the removed group's minor */
+	snprintf(path, sizeof(path), "/tmp/ev-node");
+	unlink(path);
+	OK(mknod(path, S_IFCHR | 0600, st.st_rdev));
+	fd = open(path, O_RDWR);
+	assert_int_equal(fd, -1);
+	assert_int_equal(errno, ENXIO);
+	unlink(path);
+}
+
+static void nonblock_read(void **state)
+{
+	int id = group_new("ev-nonblock"), fd = ev_dev_open(id, O_NONBLOCK);
+	char buf[DAZUKOFS_EVENT_MAX];
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(read(fd, buf, sizeof(buf)), -1);
+	assert_int_equal(errno, EAGAIN);
+	close(fd);
+	group_del("ev-nonblock");
+}
+
+static void poll_and_epoll(void **state)
+{
+	struct dazukofs_proto_event ev;
+	int fd = dev_open(group_new("ev-poll")), ep;
+	struct epoll_event ee = { .events = EPOLLIN }, out;
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	pid_t pid;
+
+	(void)state;
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	OK(ep);
+	ee.data.fd = fd;
+	OK(epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ee));
+	assert_int_equal(poll(&pfd, 1, 0), 0);
+	assert_int_equal(epoll_wait(ep, &out, 1, 0), 0);
+
+	lower_file("poll", "p");
+	pid = opener("poll");
+	assert_int_equal(poll(&pfd, 1, 20000), 1);
+	assert_true(pfd.revents & POLLIN);
+	assert_int_equal(epoll_wait(ep, &out, 1, 20000), 1);
+	assert_true(out.events & EPOLLIN);
+	assert_int_equal(out.data.fd, fd);
+
+	read_ev(fd, &ev);
+	/* taken: not readable any more */
+	assert_int_equal(poll(&pfd, 1, 0), 0);
+	assert_int_equal(epoll_wait(ep, &out, 1, 0), 0);
+	answer(fd, ev.id, DAZUKOFS_ALLOW);
+	assert_int_equal(opener_result(pid), 0);
+	close(ev.fd);
+	close(ep);
+	close(fd);
+	group_del("ev-poll");
+}
+
+static void sigkill_waiting_opener(void **state)
+{
+	int id = group_new("ev-kill"), fd = ev_dev_open(id, O_NONBLOCK);
+	long long gev, gcan, can, events;
+	struct dazukofs_proto_event ev;
+	pid_t pid;
+
+	(void)state;
+	assert_true(fd >= 0);
+	lower_file("kill", "k");
+	gcan = ev_ctr("ev-kill", "cancelled");
+	can = ev_ctr(NULL, "cancelled");
+	pid = opener("kill");
+	assert_true(ev_wait_ctr("ev-kill", "waiting", 1, 20000));
+	gev = ev_ctr("ev-kill", "events");
+	events = ev_ctr(NULL, "events");
+	OK(kill(pid, SIGKILL));
+	assert_int_equal(ev_opener_wait(pid, 5000), EV_SIGNALLED(SIGKILL));
+	assert_true(ev_wait_ctr("ev-kill", "cancelled", gcan + 1, 5000));
+	assert_int_equal(ev_ctr("ev-kill", "waiting"), 0);
+	assert_int_equal(ev_ctr("ev-kill", "in_hand"), 0);
+	assert_int_equal(ev_ctr("ev-kill", "events"), gev);
+	assert_int_equal(ev_ctr(NULL, "cancelled"), can + 1);
+	assert_int_equal(ev_ctr(NULL, "waiting"), 0);
+	assert_int_equal(ev_ctr(NULL, "events"), events);
+	/* withdrawn: nothing to read */
+	assert_int_equal(ev_read(fd, &ev, -1), -EAGAIN);
+	close(fd);
+	group_del("ev-kill");
+}
+
+static volatile sig_atomic_t got_term, got_int;
+static void on_signal(int sig)
+{
+	if (sig == SIGTERM)
+		got_term = 1;
+	else
+		got_int = 1;
+}
+
+/* Are @mask's signals pending for process @pid (ShdPnd)? */
+static bool signals_pending(pid_t pid, unsigned long long mask, int ms)
+{
+	long long end = ev_now_ms() + ms;
+	char path[64], line[256];
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	for (;;) {
+		FILE *f = fopen(path, "r");
+		unsigned long long pnd = 0;
+
+		if (f) {
+			while (fgets(line, sizeof(line), f))
+				if (sscanf(line, "ShdPnd: %llx", &pnd) == 1)
+					break;
+			fclose(f);
+		}
+		if ((pnd & mask) == mask)
+			return true;
+		if (ev_now_ms() > end)
+			return false;
+		ev_nap();
+	}
+}
+
+static void signals_do_not_interrupt(int verdict)
+{
+	struct dazukofs_proto_event ev;
+	int fd = dev_open(group_new("ev-signal"));
+	char path[4096];
+	pid_t pid;
+
+	lower_file("signal", "s");
+	snprintf(path, sizeof(path), "%s/signal", mnt);
+	pid = fork();
+	OK(pid);
+	if (pid == 0) {
+		struct sigaction sa = { .sa_handler = on_signal };	/* no SA_RESTART */
+		int f;
+
+		sigaction(SIGTERM, &sa, NULL);
+		sigaction(SIGINT, &sa, NULL);
+		f = open(path, O_RDONLY);
+		if (!got_term || !got_int)
+			_exit(100);	/* the handlers did not run */
+		_exit(f < 0 ? errno : 0);
+	}
+	kids[nkids++] = pid;
+	read_ev(fd, &ev);
+	assert_int_equal(ev.pid, pid);
+	OK(kill(pid, SIGTERM));
+	OK(kill(pid, SIGINT));
+	assert_true(signals_pending(pid, (1ULL << (SIGTERM - 1)) |
+				    (1ULL << (SIGINT - 1)), 5000));
+	assert_true(ev_opener_running(pid));
+	answer(fd, ev.id, verdict);
+	assert_int_equal(opener_result(pid), verdict ? EPERM : 0);
+	close(ev.fd);
+	close(fd);
+	group_del("ev-signal");
+}
+
+static void sigterm_sigint_do_not_interrupt(void **state)
+{
+	(void)state;
+	signals_do_not_interrupt(DAZUKOFS_ALLOW);
+	signals_do_not_interrupt(DAZUKOFS_DENY);
+}
+
+/* Opening @path (flags) in a child completes without any worker. */
+static void open_makes_no_event(const char *path, int flags)
+{
+	pid_t pid = fork();
+
+	OK(pid);
+	if (pid == 0) {
+		int f = open(path, flags);
+
+		_exit(f < 0 ? errno : 0);
+	}
+	kids[nkids++] = pid;
+	assert_int_equal(ev_opener_wait(pid, 20000), 0);
+}
+
+static void dir_and_fifo_make_no_event(void **state)
+{
+	long long events = ev_ctr(NULL, "events");
+	char path[4096];
+
+	(void)state;
+	group_new("ev-nodir");
+	snprintf(path, sizeof(path), "%s/ev-dir", mnt);
+	rmdir(path);
+	OK(mkdir(path, 0755));
+	open_makes_no_event(path, O_RDONLY | O_DIRECTORY);
+	snprintf(path, sizeof(path), "%s/ev-fifo", mnt);
+	unlink(path);
+	OK(mkfifo(path, 0644));
+	open_makes_no_event(path, O_RDWR);
+	open_makes_no_event(path, O_RDONLY | O_NONBLOCK);
+	open_makes_no_event(mnt, O_RDONLY);
+	assert_int_equal(ev_ctr(NULL, "events"), events);
+	assert_int_equal(ev_ctr("ev-nodir", "events"), 0);
+	assert_int_equal(ev_ctr("ev-nodir", "waiting"), 0);
+	group_del("ev-nodir");
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/ev-dir", mnt);
+	rmdir(path);
+}
+
+static void assert_bad_name(const char *name)
+{
+	int id = ev_group_mkdir(name);
+
+	if (id >= 0) {
+		ev_group_rmdir(name);
+		fail_msg("mkdir \"%s\" succeeded (id %d)", name, id);
+	}
+	if (id != -EINVAL)
+		fail_msg("mkdir \"%s\": %s, want EINVAL", name, strerror(-id));
+}
+
+static void group_names(void **state)
+{
+	char name[DAZUKOFS_GROUP_NAME_MAX + 2];
+
+	(void)state;
+	memset(name, 'n', DAZUKOFS_GROUP_NAME_MAX + 1);
+	name[DAZUKOFS_GROUP_NAME_MAX + 1] = '\0';
+	assert_bad_name(name);		/* 65 characters */
+	assert_bad_name("a.b");
+	assert_bad_name("a b");
+	assert_bad_name("\xc3\xa4");	/* "ä" in UTF-8 */
+	assert_bad_name("a:b");
+	assert_bad_name("a+b");
+	assert_bad_name("a\tb");
+	assert_bad_name("a\nb");
+	name[DAZUKOFS_GROUP_NAME_MAX] = '\0';	/* 64: fine */
+	group_new(name);
+	group_del(name);
+	group_new("Az09_-");
+	group_del("Az09_-");
+	group_new("x");
+	group_del("x");
+}
+
+/* Latin-1 letters are not [A-Za-z0-9_-] either. */
+static void group_names_latin1(void **state)
+{
+	(void)state;
+	assert_bad_name("\xe4");	/* "ä" in Latin-1 */
+	assert_bad_name("a\xc0z");
+	assert_bad_name("\xdf");
+}
+
+static bool dev_exists(int id)
+{
+	char node[64];
+	struct stat st;
+
+	snprintf(node, sizeof(node), DAZUKOFS_DEV_PREFIX "%d", id);
+	return stat(node, &st) == 0 && S_ISCHR(st.st_mode);
+}
+
+static void dev_node_follows_group(void **state)
+{
+	int id;
+
+	(void)state;
+	id = group_new("ev-node");
+	assert_true(dev_exists(id));
+	assert_int_equal(ev_ctr("ev-node", "id"), id);
+	group_del("ev-node");
+	assert_false(dev_exists(id));
+	assert_int_equal(ev_ctr("ev-node", "id"), -1000000 - ENOENT);
+}
+
+static void sixty_four_groups(void **state)
+{
+	enum { N = 64 };
+	char name[32];
+	int fds[N], i;
+	struct dazukofs_proto_event ev;
+	pid_t pid;
+
+	(void)state;
+	for (i = 0; i < N; i++) {
+		snprintf(name, sizeof(name), "ev-g%02d", i);
+		assert_int_equal(group_new(name), i);
+		assert_true(dev_exists(i));
+	}
+	/* one open, 64 answers */
+	lower_file("g64", "g");
+	pid = opener("g64");
+	for (i = 0; i < N; i++) {
+		fds[i] = dev_open(i);
+		read_ev(fds[i], &ev);
+		assert_int_equal(ev.pid, pid);
+		close(ev.fd);
+		if (i < N - 1)
+			assert_true(ev_opener_running(pid));
+		answer(fds[i], ev.id, DAZUKOFS_ALLOW);
+		close(fds[i]);
+	}
+	assert_int_equal(opener_result(pid), 0);
+
+	/* the smallest free id is reused */
+	group_del("ev-g10");
+	assert_false(dev_exists(10));
+	assert_int_equal(group_new("ev-g10-again"), 10);
+	assert_true(dev_exists(10));
+	group_del("ev-g10-again");
+	group_del("ev-g20");
+	group_del("ev-g05");
+	/* free: 5, 10, 20, and 64 on */
+	assert_int_equal(group_new("ev-g05-again"), 5);
+	assert_int_equal(group_new("ev-g10-again"), 10);
+	assert_int_equal(group_new("ev-g20-again"), 20);
+	assert_int_equal(group_new("ev-g64"), 64);
+	group_del("ev-g05-again");
+	group_del("ev-g10-again");
+	group_del("ev-g20-again");
+	group_del("ev-g64");
+	for (i = 0; i < N; i++) {
+		if (i == 5 || i == 10 || i == 20)
+			continue;
+		snprintf(name, sizeof(name), "ev-g%02d", i);
+		group_del(name);
+	}
+	for (i = 0; i <= N; i++)
+		assert_false(dev_exists(i));
+}
+
+static const char *const lat_names[] = {
+	"latency/le_100us", "latency/le_1ms", "latency/le_10ms",
+	"latency/le_100ms", "latency/le_1s", "latency/gt_1s",
+};
+
+static long long lat_sum(const char *group)
+{
+	long long s = 0;
+	size_t i;
+
+	for (i = 0; i < sizeof(lat_names) / sizeof(lat_names[0]); i++)
+		s += ev_ctr(group, lat_names[i]);
+	return s;
+}
+
+static void counters_exact(void **state)
+{
+	static const int verdicts[][2] = {
+		{ 0, 0 }, { 1, 0 }, { 0, 1 }, { 1, 1 }, { 0, 0 },
+	};
+	enum { N = sizeof(verdicts) / sizeof(verdicts[0]) };
+	long long a0[NSTATS], a1[NSTATS], x0[NSTATS], x1[NSTATS],
+		  y0[NSTATS], y1[NSTATS], alat, xlat, ylat, amax;
+	int fx, fy, i;
+
+	(void)state;
+	snap(NULL, a0);
+	alat = lat_sum(NULL);
+	amax = ev_ctr(NULL, "latency/max_us");
+	fx = dev_open(group_new("ev-ctr-x"));
+	fy = dev_open(group_new("ev-ctr-y"));
+	snap("ev-ctr-x", x0);
+	snap("ev-ctr-y", y0);
+	assert_int_equal(x0[0], 0);
+	assert_int_equal(x0[6], 1);	/* readers */
+	assert_int_equal(ev_ctr(NULL, "readers"), a0[6] + 2);
+	xlat = lat_sum("ev-ctr-x");
+	ylat = lat_sum("ev-ctr-y");
+	assert_int_equal(xlat, 0);
+
+	lower_file("ctr", "c");
+	for (i = 0; i < N; i++) {
+		struct dazukofs_proto_event ex, ey;
+		pid_t pid = opener("ctr");
+
+		read_ev(fx, &ex);
+		read_ev(fy, &ey);
+		answer(fx, ex.id, verdicts[i][0]);
+		answer(fy, ey.id, verdicts[i][1]);
+		assert_int_equal(opener_result(pid),
+				 verdicts[i][0] || verdicts[i][1] ? EPERM : 0);
+		close(ex.fd);
+		close(ey.fd);
+	}
+	snap(NULL, a1);
+	snap("ev-ctr-x", x1);
+	snap("ev-ctr-y", y1);
+	/* events allowed denied cancelled waiting in_hand readers */
+	{
+		const long long da[NSTATS] = { 5, 2, 3, 0, 0, 0, 2 };
+		const long long dx[NSTATS] = { 5, 3, 2, 0, 0, 0, 0 };
+		const long long dy[NSTATS] = { 5, 3, 2, 0, 0, 0, 0 };
+		size_t k;
+
+		for (k = 0; k < NSTATS; k++) {
+			if (a1[k] - a0[k] != da[k])
+				fail_msg("global %s: +%lld, want +%lld",
+					 stat_names[k], a1[k] - a0[k], da[k]);
+			if (x1[k] - x0[k] != dx[k])
+				fail_msg("x %s: +%lld, want +%lld",
+					 stat_names[k], x1[k] - x0[k], dx[k]);
+			if (y1[k] - y0[k] != dy[k])
+				fail_msg("y %s: +%lld, want +%lld",
+					 stat_names[k], y1[k] - y0[k], dy[k]);
+		}
+	}
+	/* every verdict has a latency */
+	assert_int_equal(lat_sum(NULL) - alat, N);
+	assert_int_equal(lat_sum("ev-ctr-x") - xlat, N);
+	assert_int_equal(lat_sum("ev-ctr-y") - ylat, N);
+	assert_true(ev_ctr(NULL, "latency/max_us") >= amax);
+	/* per group: events = allowed + denied + cancelled + waiting + in_hand */
+	assert_int_equal(x1[0], x1[1] + x1[2] + x1[3] + x1[4] + x1[5]);
+	assert_int_equal(y1[0], y1[1] + y1[2] + y1[3] + y1[4] + y1[5]);
+
+	close(fx);
+	assert_true(ev_wait_ctr("ev-ctr-x", "readers", 0, 5000));
+	close(fy);
+	assert_true(ev_wait_ctr(NULL, "readers", a0[6], 5000));
+	group_del("ev-ctr-x");
+	group_del("ev-ctr-y");
+}
+
+static void no_group_left(void **state)
+{
+	char path[64];
+	int i;
+
+	(void)state;
+	for (i = 0; i < DAZUKOFS_MAX_GROUPS; i++) {
+		snprintf(path, sizeof(path), DAZUKOFS_DEV_PREFIX "%d", i);
+		if (access(path, F_OK) == 0)
+			fail_msg("%s left", path);
+	}
+	assert_int_equal(ev_ctr(NULL, "waiting"), 0);
+	assert_int_equal(ev_ctr(NULL, "in_hand"), 0);
+	assert_int_equal(ev_ctr(NULL, "readers"), 0);
+}
+
+#define T(f) cmocka_unit_test_teardown(f, cleanup)
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		T(no_group_allows),
+		T(one_group_allows),
+		T(one_group_denies),
+		T(two_groups_one_denies),
+		T(two_groups_both_allow),
+		T(workers_hold_distinct_events),
+		T(event_fd_properties),
+		T(event_pid_is_opener),
+		T(bad_writes_change_nothing),
+		T(answer_from_other_process),
+		T(small_read_buffer),
+		T(rmdir_settles_events),
+		T(rmdir_wakes_blocked_reader),
+		T(dev_of_removed_group),
+		T(nonblock_read),
+		T(poll_and_epoll),
+		T(sigkill_waiting_opener),
+		T(sigterm_sigint_do_not_interrupt),
+		T(dir_and_fifo_make_no_event),
+		T(group_names),
+		T(group_names_latin1),
+		T(dev_node_follows_group),
+		T(sixty_four_groups),
+		T(counters_exact),
+		T(no_group_left),
+	};
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: %s LOWER MNT [FILTER]\n", argv[0]);
+		return 2;
+	}
+	lower = argv[1];
+	mnt = argv[2];
+	if (argc > 3)
+		cmocka_set_test_filter(argv[3]);
+	signal(SIGPIPE, SIG_IGN);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,22 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Guest script (root, in the VM): the access event integration tests.
+# Loads dazukofs, mounts configfs and a dazukofs over a tmpfs, runs
+# events-test, then unmounts, unloads and checks that no group is left.
+# Optional: DAZUKOFS_TEST_FILTER (cmocka pattern).
+set -u
+. "$(dirname "$0")/guest-common.sh"
+
+[ -x "$BIN/events-test" ] || { echo "guest-events: $BIN/events-test missing (build first)" >&2; exit 1; }
+echo "guest-events: kernel $(uname -r)"
+ev_setup || { echo "guest-events: setup failed" >&2; exit 1; }
+
+start=$(date +%s)
+"$BIN/events-test" "$LOWER" "$MNT" ${DAZUKOFS_TEST_FILTER:-} >"$OUT/events-test.log" 2>&1
+rc=$?
+cat "$OUT/events-test.log"
+echo "guest-events: events-test took $(( $(date +%s) - start )) s"
+
+ev_teardown || rc=1
+[ "$rc" = 0 ] && echo "guest-events: PASS" || echo "guest-events: FAIL"
+exit "$rc"
