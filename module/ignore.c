@@ -5,11 +5,14 @@
  * mount without waiting on itself.
  *
  * The exemption belongs to the process (all its threads) that opened the
- * device, for as long as that open file exists.  A child that inherits the
- * fd across fork() is not exempt itself; across execve() the exemption
- * stays while the fd stays open (it is not O_CLOEXEC unless asked).
+ * device, for as long as that process has the open file in its fd table:
+ * it ends when the process closes its last fd for it, or exits.  A child
+ * that inherits the fd across fork() is not exempt, and its copy does not
+ * prolong the parent's exemption; across execve() the exemption stays
+ * while the fd stays open (it is not O_CLOEXEC unless asked).
  */
 
+#include <linux/fdtable.h>
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
@@ -19,7 +22,7 @@
 
 #include "dazukofs.h"
 
-/* dazukofs_ignore_lock protects dazukofs_ignore_list. */
+/* dazukofs_ignore_lock protects dazukofs_ignore_list and its entries' nodes. */
 static DEFINE_SPINLOCK(dazukofs_ignore_lock);
 static LIST_HEAD(dazukofs_ignore_list);
 /* Entries in the list; read without the lock as the open path's shortcut. */
@@ -70,14 +73,45 @@ static int dazukofs_ignore_open(struct inode *inode, struct file *file)
 	return stream_open(inode, file);
 }
 
+/* End the exemption (once: flush and release may both get here). */
+static void dazukofs_ignore_end(struct dazukofs_ignore *ign)
+{
+	spin_lock(&dazukofs_ignore_lock);
+	if (!list_empty(&ign->node)) {
+		list_del_init(&ign->node);
+		atomic_dec(&dazukofs_nr_ignored);
+	}
+	spin_unlock(&dazukofs_ignore_lock);
+}
+
+static int dazukofs_ignore_same_file(const void *file, struct file *f,
+				     unsigned int fd)
+{
+	return f == file;
+}
+
+/*
+ * Every close() of an fd for the file: when the owning process lets go of
+ * its last one, its exemption ends, even if a child still holds a copy.
+ */
+static int dazukofs_ignore_flush(struct file *file, fl_owner_t id)
+{
+	struct dazukofs_ignore *ign = file->private_data;
+	struct files_struct *files = current->files;
+
+	if (task_tgid(current) != ign->tgid)
+		return 0;
+	if (files && iterate_fd(files, 0, dazukofs_ignore_same_file, file))
+		return 0;
+	dazukofs_ignore_end(ign);
+	return 0;
+}
+
 static int dazukofs_ignore_release(struct inode *inode, struct file *file)
 {
 	struct dazukofs_ignore *ign = file->private_data;
 
-	spin_lock(&dazukofs_ignore_lock);
-	list_del(&ign->node);
-	atomic_dec(&dazukofs_nr_ignored);
-	spin_unlock(&dazukofs_ignore_lock);
+	dazukofs_ignore_end(ign);
 	put_pid(ign->tgid);
 	kfree(ign);
 	return 0;
@@ -86,6 +120,7 @@ static int dazukofs_ignore_release(struct inode *inode, struct file *file)
 static const struct file_operations dazukofs_ignore_fops = {
 	.owner		= THIS_MODULE,
 	.open		= dazukofs_ignore_open,
+	.flush		= dazukofs_ignore_flush,
 	.release	= dazukofs_ignore_release,
 };
 
