@@ -625,6 +625,52 @@ static void test_ignore_fork(void **state)
 	assert_int_equal(G("timeouts"), 0);
 }
 
+/*
+ * The exemption ends when its owner closes its last fd for the device,
+ * even while a child still holds an inherited copy; a second fd of the
+ * owner's (dup) keeps it.
+ */
+static void test_ignore_close_owner(void **state)
+{
+	int ign, ign2, p[2];
+	pid_t c;
+	char go;
+
+	(void)state;
+	assert_int_equal(group_setup("ign-close"), 0);
+	/* Nobody reads: an event is settled by the timeout, as deny. */
+	assert_int_equal(trk_cfg_write(cur_group, "timeout_ms", "1000"), 0);
+	assert_int_equal(trk_cfg_write(cur_group, "timeout_action", "deny"), 0);
+	(void)dev_open();
+	ign = open(IGN_DEV, O_RDONLY);
+	assert_true(ign >= 0);
+	ign2 = dup(ign);
+	assert_true(ign2 >= 0);
+	assert_int_equal(pipe(p), 0);
+	c = fork();
+	assert_true(c >= 0);
+	if (c == 0) {
+		/* Hold the inherited copies until told to go. */
+		close(p[1]);
+		_exit(read(p[0], &go, 1) == 1 ? 0 : 1);
+	}
+	trk_track_child(c);
+	close(p[0]);
+
+	close(ign);
+	assert_int_equal(open_errno(bad_path), 0);
+	assert_int_equal(G("events"), 0);
+
+	close(ign2);
+	assert_int_equal(open_errno(bad_path), EPERM);
+	assert_int_equal(G("events"), 1);
+	assert_int_equal(G("timeouts"), 1);
+
+	assert_int_equal(write(p[1], "g", 1), 1);
+	close(p[1]);
+	assert_int_equal(trk_child_wait(c, SHORT_MS), 0);
+}
+
 static char self_exe[512];
 
 /* Across execve the exemption stays while the fd stays open. */
@@ -789,6 +835,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_timeout_busy_workers, teardown),
 		cmocka_unit_test_teardown(test_ignore_basic, teardown),
 		cmocka_unit_test_teardown(test_ignore_fork, teardown),
+		cmocka_unit_test_teardown(test_ignore_close_owner, teardown),
 		cmocka_unit_test_teardown(test_ignore_exec, teardown),
 		cmocka_unit_test_teardown(test_self_access, teardown),
 		cmocka_unit_test_teardown(test_permissions, teardown),
