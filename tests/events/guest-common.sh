@@ -33,8 +33,9 @@ ev_teardown() {
 		for g in $left; do rmdir "/sys/kernel/config/dazukofs/$g"; done
 		trc=1
 	fi
-	if ls /dev/dazukofs.* >/dev/null 2>&1; then
-		echo "FAIL: devices left behind: $(ls /dev/dazukofs.*)" >&2
+	# Group devices are /dev/dazukofs.N; /dev/dazukofs.ign stays with the module.
+	if ls /dev/dazukofs.[0-9]* >/dev/null 2>&1; then
+		echo "FAIL: devices left behind: $(ls /dev/dazukofs.[0-9]*)" >&2
 		trc=1
 	fi
 	if [ -d /sys/fs/dazukofs/groups ] && [ -n "$(ls /sys/fs/dazukofs/groups)" ]; then
