@@ -105,8 +105,9 @@ int config_parse_size(const char *s, uint64_t *out)
 		default: return -1;
 		}
 		end++;
-		if (toupper((unsigned char)*end) == 'B' || toupper((unsigned char)*end) == 'I')
-			end++;
+		/* K, KB or KiB: all powers of 1024 */
+		if (!strcmp(end, "iB") || !strcmp(end, "B") || !strcmp(end, "b"))
+			end += strlen(end);
 		if (*end)
 			return -1;
 	}
