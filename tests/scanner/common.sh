@@ -23,13 +23,15 @@ wait_for() {
 	done
 }
 
-# log_count FILE PATTERN: how many lines match
-log_count() { grep -c -- "$2" "$1" 2>/dev/null || true; }
+# log_has FILE PATTERN [N]: at least N (default 1) lines match
+log_has() {
+	_c=$(grep -c -- "$2" "$1" 2>/dev/null)
+	[ "${_c:-0}" -ge "${3:-1}" ]
+}
 
-# wait_log SECONDS FILE PATTERN [N]: until at least N (default 1) lines match
+# wait_log SECONDS FILE PATTERN [N]: until log_has FILE PATTERN N
 wait_log() {
-	_n=${4:-1}
-	wait_for "$1" "'$3' x$_n in $2" sh -c "[ \$(grep -c -- '$3' '$2' 2>/dev/null || echo 0) -ge $_n ]"
+	wait_for "$1" "'$3' x${4:-1} in $2" log_has "$2" "$3" "${4:-1}"
 }
 
 # readable FILE: 0 if it opens, 1 on EPERM (anything else fails the test)
