@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* dazukofsctl: what the command modules share. */
+#ifndef DAZUKOFSCTL_H
+#define DAZUKOFSCTL_H
+
+#include <stdio.h>
+
+#include "dazukofs.h"
+
+/* Exit statuses (dazukofsctl(8)). */
+#define EXIT_OK		0	/* done; status: nothing wrong */
+#define EXIT_PROBLEM	1	/* the operation failed, or status found a problem */
+#define EXIT_USAGE	2	/* bad command line, bad group name or value */
+#define EXIT_ENV	3	/* module not loaded, configfs not mounted, no permission */
+
+/* Where to look: the defaults or DAZUKOFS_* from the environment. */
+struct ctl {
+	const char *configfs;
+	const char *sysfs;
+	const char *dev_prefix;
+	const char *mountinfo;
+	const char *module_dir;
+};
+
+/* Print "dazukofsctl: MSG" on stderr. */
+void ctl_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* After a library failure: one clear line on stderr; returns the exit status. */
+int ctl_lib_fail(const struct ctl *ctl, const char *group);
+/* 1 if the module is loaded. */
+int ctl_module_loaded(const struct ctl *ctl);
+
+int ctl_cmd_stats(const struct ctl *ctl, int argc, char **argv);
+int ctl_cmd_status(const struct ctl *ctl, int argc, char **argv);
+/* Parse a decimal number in [min, max]; 0, or -1 after an error message. */
+int ctl_number(const char *opt, const char *s, unsigned long min,
+	       unsigned long max, unsigned long *out);
+
+#endif

@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dazukofsctl status: is the module loaded, where is dazukofs mounted, what
+ * state are the groups in, and is anything wrong.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "ctl.h"
+
+#define MAX_GROUPS 256
+
+static const char usage_status[] =
+	"Usage: dazukofsctl status [--interval MS]\n"
+	"\n"
+	"Show whether the dazukofs module is loaded, its mounts and its groups,\n"
+	"and report problems: a group with events waiting and no reader, a\n"
+	"tracked group that is inactive, verdict timeouts rising between two\n"
+	"samples --interval MS apart (default 1000; 0: one sample only).\n"
+	"Exit status: 0 nothing wrong, 1 a problem found, 2 usage error,\n"
+	"3 module not loaded or configfs not mounted.\n";
+
+typedef unsigned long long ull;
+
+/* Undo the octal escapes of /proc/self/mountinfo (\040 etc.) in place. */
+static void unescape(char *s)
+{
+	char *d = s;
+
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' &&
+		    s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
+			*d++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
+			s += 3;
+		} else {
+			*d++ = *s;
+		}
+	}
+	*d = '\0';
+}
+
+/* Print the dazukofs mounts; returns how many, or -1 if unreadable. */
+static int show_mounts(const struct ctl *ctl)
+{
+	char line[8192];
+	int n = 0;
+	FILE *fp = fopen(ctl->mountinfo, "r");
+
+	if (!fp) {
+		ctl_err("cannot read the mounts: %s: %s", ctl->mountinfo,
+			strerror(errno));
+		return -1;
+	}
+	while (fgets(line, sizeof(line), fp)) {
+		char *fields[64], *save = NULL, *tok, *sep;
+		int nf = 0, i;
+
+		line[strcspn(line, "\n")] = '\0';
+		for (tok = strtok_r(line, " ", &save); tok && nf < 64;
+		     tok = strtok_r(NULL, " ", &save))
+			fields[nf++] = tok;
+		for (i = 6; i < nf && strcmp(fields[i], "-"); i++)
+			;
+		if (nf < 5 || i + 2 >= nf || strcmp(fields[i + 1], "dazukofs"))
+			continue;
+		sep = fields[i + 2];
+		unescape(fields[4]);
+		unescape(sep);
+		if (!n)
+			printf("mounts:\n");
+		printf("  %s (over %s)\n", fields[4], sep);
+		n++;
+	}
+	fclose(fp);
+	if (!n)
+		printf("mounts: none\n");
+	return n;
+}
+
+static void sleep_ms(unsigned long ms)
+{
+	struct timespec ts = { (time_t)(ms / 1000), (long)(ms % 1000) * 1000000 };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+int ctl_cmd_status(const struct ctl *ctl, int argc, char **argv)
+{
+	static struct dazukofs_group_info infos[MAX_GROUPS];
+	static struct dazukofs_stats st[MAX_GROUPS], st2[MAX_GROUPS];
+	unsigned long interval = 1000;
+	int i, n, problems = 0;
+
+	for (i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			fputs(usage_status, stdout);
+			return EXIT_OK;
+		} else if (!strcmp(argv[i], "--interval")) {
+			if (ctl_number("--interval", ++i < argc ? argv[i] : NULL,
+				       0, 60000, &interval))
+				return EXIT_USAGE;
+		} else {
+			ctl_err("status: unexpected argument '%s' (see --help)",
+				argv[i]);
+			return EXIT_USAGE;
+		}
+	}
+	if (!ctl_module_loaded(ctl)) {
+		printf("module: not loaded\n");
+		ctl_err("the dazukofs module is not loaded (no %s): modprobe dazukofs",
+			ctl->module_dir);
+		return EXIT_ENV;
+	}
+	printf("module: loaded\n");
+	if (show_mounts(ctl) < 0)
+		return EXIT_ENV;
+	n = dazukofs_group_list(infos, MAX_GROUPS);
+	if (n < 0)
+		return ctl_lib_fail(ctl, NULL);
+	if (n > MAX_GROUPS)
+		n = MAX_GROUPS;
+	for (i = 0; i < n; i++) {
+		if (dazukofs_get_stats(infos[i].name, &st[i]))
+			return ctl_lib_fail(ctl, infos[i].name);
+	}
+	if (interval && n) {
+		sleep_ms(interval);
+		for (i = 0; i < n; i++) {
+			if (dazukofs_get_stats(infos[i].name, &st2[i]))
+				st2[i] = st[i];	/* deleted meanwhile */
+		}
+	} else {
+		memcpy(st2, st, sizeof(st[0]) * (size_t)n);
+	}
+	printf(n ? "groups:\n" : "groups: none\n");
+	for (i = 0; i < n; i++) {
+		const struct dazukofs_stats *s = &st2[i];
+
+		printf("  %-20s id=%d readers=%llu %s waiting=%llu in_hand=%llu timeouts=%llu%s\n",
+		       infos[i].name, infos[i].id, (ull)s->readers,
+		       s->active ? "active" : "INACTIVE", (ull)s->waiting,
+		       (ull)s->in_hand, (ull)s->timeouts,
+		       infos[i].config.track ? " tracked" : "");
+	}
+	for (i = 0; i < n; i++) {
+		const char *g = infos[i].name;
+		const struct dazukofs_stats *a = &st[i], *b = &st2[i];
+
+		if (b->waiting > 0 && b->readers == 0) {
+			printf("problem: group '%s' has %llu open(s) waiting and no reader\n",
+			       g, (ull)b->waiting);
+			problems++;
+		}
+		if (infos[i].config.track && !b->active) {
+			printf("problem: tracked group '%s' is inactive (no reader): its events are skipped\n",
+			       g);
+			problems++;
+		}
+		if (b->timeouts > a->timeouts) {
+			printf("problem: group '%s': %llu verdict timeout(s) in the last %lu ms (%llu in all)\n",
+			       g, (ull)(b->timeouts - a->timeouts), interval,
+			       (ull)b->timeouts);
+			problems++;
+		} else if (b->timeouts) {
+			printf("note: group '%s' has had %llu verdict timeout(s) since it was created\n",
+			       g, (ull)b->timeouts);
+		}
+	}
+	if (!problems)
+		printf("status: ok\n");
+	else
+		printf("status: %d problem(s)\n", problems);
+	return problems ? EXIT_PROBLEM : EXIT_OK;
+}

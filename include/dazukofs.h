@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * libdazukofs: the userspace API of DazukoFS.
+ *
+ * Groups (configfs), workers (the group devices), the ignore device and the
+ * counters (sysfs), so that nobody has to parse the device protocol or poke
+ * configfs by hand.  Functions return 0 or a positive count on success and
+ * -1 with errno set on failure; dazukofs_strerror() then gives a message that
+ * says what was tried.  One handle per thread; handles are not shared.
+ */
+#ifndef DAZUKOFS_H
+#define DAZUKOFS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define DAZUKOFS_ALLOW 0
+#define DAZUKOFS_DENY 1
+
+/* Group settings, for dazukofs_group_create() and dazukofs_group_info(). */
+struct dazukofs_group_config {
+	int track;			/* 1: crash-tracked registration */
+	unsigned int timeout_ms;	/* 0: wait for ever */
+	int timeout_action;		/* DAZUKOFS_ALLOW or DAZUKOFS_DENY */
+};
+
+struct dazukofs_group_info {
+	char name[65];
+	int id;
+	struct dazukofs_group_config config;
+};
+
+/* Counters of one group, or of all (sysfs /sys/fs/dazukofs[/groups/NAME]). */
+struct dazukofs_stats {
+	uint64_t events, allowed, denied, cancelled, timeouts;
+	uint64_t waiting, in_hand, readers;
+	int active;			/* groups only; 1 for the totals */
+	uint64_t latency_max_us;
+	uint64_t latency_le_100us, latency_le_1ms, latency_le_10ms;
+	uint64_t latency_le_100ms, latency_le_1s, latency_gt_1s;
+};
+
+/* One access event, as a worker holds it. */
+struct dazukofs_access {
+	unsigned long id;	/* event id, echoed by dazukofs_return_access() */
+	int fd;			/* read-only fd to the file; the caller closes it */
+	pid_t pid;		/* the opener */
+	int deny;		/* the verdict to give: set before returning */
+};
+
+/* Where the library looks; NULL members mean the system defaults. */
+struct dazukofs_paths {
+	const char *configfs;	/* default /sys/kernel/config/dazukofs */
+	const char *sysfs;	/* default /sys/fs/dazukofs */
+	const char *dev_prefix;	/* default /dev/dazukofs. */
+	const char *ign_dev;	/* default /dev/dazukofs.ign */
+};
+
+/* For tests: use these roots instead of the system's (NULL restores). */
+void dazukofs_set_paths(const struct dazukofs_paths *paths);
+
+/* Groups */
+int dazukofs_group_create(const char *name,
+			  const struct dazukofs_group_config *config);
+int dazukofs_group_delete(const char *name);
+/* Fills up to max infos, returns how many groups exist (may be > max). */
+int dazukofs_group_list(struct dazukofs_group_info *infos, size_t max);
+int dazukofs_group_info(const char *name, struct dazukofs_group_info *info);
+
+/* Workers */
+typedef struct dazukofs_handle *dazukofs_handle_t;
+
+#define DAZUKOFS_NONBLOCK 1
+
+/* Open the device of group NAME (which must exist). flags: DAZUKOFS_NONBLOCK. */
+dazukofs_handle_t dazukofs_open(const char *group, int flags);
+/* The fd to poll/epoll for readability (POLLIN: an event waits). */
+int dazukofs_get_fd(dazukofs_handle_t handle);
+/* Next event; blocks unless DAZUKOFS_NONBLOCK (then -1/EAGAIN). */
+int dazukofs_get_access(dazukofs_handle_t handle, struct dazukofs_access *acc);
+/* Answer with acc->deny and close acc->fd. */
+int dazukofs_return_access(dazukofs_handle_t handle,
+			   struct dazukofs_access *acc);
+/* The path of the accessed file (from its fd); returns its length. */
+int dazukofs_get_filename(const struct dazukofs_access *acc, char *buf,
+			  size_t size);
+int dazukofs_close(dazukofs_handle_t handle);
+
+/* The ignore device: the calling process makes no events while on. */
+int dazukofs_ignore_on(void);
+int dazukofs_ignore_off(void);
+
+/* Counters: group NULL for the totals. */
+int dazukofs_get_stats(const char *group, struct dazukofs_stats *stats);
+
+/* The last failure of this thread, with what was tried. */
+const char *dazukofs_strerror(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DAZUKOFS_H */

@@ -1,0 +1,307 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Groups: directories in configfs (DAZUKOFS_CONFIGFS_ROOT/NAME) whose
+ * attributes id, track, timeout_ms and timeout_action are the settings.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <linux/dazukofs.h>
+
+#include "internal.h"
+
+#define DZ_WHAT_MAX 128
+
+/*
+ * Write one attribute.  O_CREAT lets a plain directory stand in for configfs
+ * in the unit tests; on configfs the attribute files always exist.
+ */
+static int dz_write_attr(const char *what, const char *name, const char *attr,
+			 const char *value)
+{
+	char path[DZ_PATH_MAX];
+	size_t len = strlen(value);
+	ssize_t n;
+	int fd, err;
+
+	if (dz_path(path, sizeof(path), DZ_CONFIGFS, "/%s/%s", name, attr))
+		return -1;
+	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		dz_fail(errno, "%s: open %s", what, path);
+		return -1;
+	}
+	n = write(fd, value, len);
+	err = n < 0 ? errno : EIO;
+	close(fd);
+	if (n != (ssize_t)len) {
+		dz_fail(err, "%s: write '%s' to %s", what, value, path);
+		return -1;
+	}
+	return 0;
+}
+
+static int dz_check_config(const char *what,
+			   const struct dazukofs_group_config *config)
+{
+	if (config->track != 0 && config->track != 1) {
+		dz_fail_plain(EINVAL, "%s: track must be 0 or 1, not %d", what,
+			      config->track);
+		return -1;
+	}
+	if (config->timeout_ms > 24U * 60 * 60 * 1000) {
+		dz_fail_plain(EINVAL,
+			      "%s: timeout_ms %u is more than a day (86400000)",
+			      what, config->timeout_ms);
+		return -1;
+	}
+	if (config->timeout_action != DAZUKOFS_ALLOW &&
+	    config->timeout_action != DAZUKOFS_DENY) {
+		dz_fail_plain(EINVAL,
+			      "%s: timeout_action must be DAZUKOFS_ALLOW or DAZUKOFS_DENY, not %d",
+			      what, config->timeout_action);
+		return -1;
+	}
+	return 0;
+}
+
+DZ_EXPORT int dazukofs_group_create(const char *name,
+				    const struct dazukofs_group_config *config)
+{
+	static const struct dazukofs_group_config defaults = {
+		.track = 0, .timeout_ms = 0, .timeout_action = DAZUKOFS_ALLOW,
+	};
+	char what[DZ_WHAT_MAX], path[DZ_PATH_MAX], num[32];
+	int err;
+
+	snprintf(what, sizeof(what), "cannot create group '%.80s'",
+		 name ? name : "(null)");
+	if (!dz_check_name(what, name))
+		return -1;
+	if (!config)
+		config = &defaults;
+	if (dz_check_config(what, config))
+		return -1;
+	if (dz_path(path, sizeof(path), DZ_CONFIGFS, "/%s", name))
+		return -1;
+	if (mkdir(path, 0755)) {
+		dz_fail(errno, "%s: mkdir %s", what, path);
+		return -1;
+	}
+	snprintf(num, sizeof(num), "%u", config->timeout_ms);
+	if (dz_write_attr(what, name, "track", config->track ? "1" : "0") ||
+	    dz_write_attr(what, name, "timeout_ms", num) ||
+	    dz_write_attr(what, name, "timeout_action",
+			  config->timeout_action == DAZUKOFS_DENY ? "deny" :
+								     "allow"))
+		goto undo;
+	return 0;
+undo:
+	/* Do not leave a half-configured group behind; keep the first error. */
+	err = errno;
+	rmdir(path);
+	errno = err;
+	return -1;
+}
+
+DZ_EXPORT int dazukofs_group_delete(const char *name)
+{
+	char what[DZ_WHAT_MAX], path[DZ_PATH_MAX];
+
+	snprintf(what, sizeof(what), "cannot delete group '%.80s'",
+		 name ? name : "(null)");
+	if (!dz_check_name(what, name))
+		return -1;
+	if (dz_path(path, sizeof(path), DZ_CONFIGFS, "/%s", name))
+		return -1;
+	if (rmdir(path)) {
+		dz_fail(errno, "%s: rmdir %s", what, path);
+		return -1;
+	}
+	return 0;
+}
+
+/* Read attribute ATTR of group NAME into buf; message on failure. */
+static int dz_group_attr(const char *what, const char *name, const char *attr,
+			 char *buf, size_t size)
+{
+	char path[DZ_PATH_MAX];
+
+	if (dz_path(path, sizeof(path), DZ_CONFIGFS, "/%s/%s", name, attr))
+		return -1;
+	if (dz_read_attr(path, buf, size)) {
+		dz_fail(errno, "%s: read %s", what, path);
+		return -1;
+	}
+	return 0;
+}
+
+static int dz_group_uint(const char *what, const char *name, const char *attr,
+			 uint64_t max, uint64_t *out)
+{
+	char buf[32], path[DZ_PATH_MAX];
+
+	if (dz_group_attr(what, name, attr, buf, sizeof(buf)))
+		return -1;
+	if (dz_parse_u64(buf, out) || *out > max) {
+		dz_path(path, sizeof(path), DZ_CONFIGFS, "/%s/%s", name, attr);
+		dz_fail_plain(EIO, "%s: %s holds '%s', not a number up to %" PRIu64,
+			      what, path, buf, max);
+		return -1;
+	}
+	return 0;
+}
+
+/* Whether the group directory exists: turns ENOENT on an attribute into "no such group". */
+static int dz_group_missing(const char *what, const char *name)
+{
+	char path[DZ_PATH_MAX];
+	struct stat st;
+
+	if (dz_path(path, sizeof(path), DZ_CONFIGFS, "/%s", name))
+		return 0;
+	if (stat(path, &st) && errno == ENOENT) {
+		dz_fail_plain(ENOENT, "%s: no such group (%s does not exist)",
+			      what, path);
+		return 1;
+	}
+	return 0;
+}
+
+int dz_group_id(const char *what, const char *name)
+{
+	uint64_t id;
+
+	if (!dz_check_name(what, name) || dz_group_missing(what, name))
+		return -1;
+	if (dz_group_uint(what, name, "id", DAZUKOFS_MAX_GROUPS - 1, &id))
+		return -1;
+	return (int)id;
+}
+
+static int dz_info(const char *what, const char *name,
+		   struct dazukofs_group_info *info)
+{
+	char buf[32], path[DZ_PATH_MAX];
+	uint64_t v;
+
+	if (!dz_check_name(what, name) || dz_group_missing(what, name))
+		return -1;
+	memset(info, 0, sizeof(*info));
+	snprintf(info->name, sizeof(info->name), "%s", name);
+	if (dz_group_uint(what, name, "id", DAZUKOFS_MAX_GROUPS - 1, &v))
+		return -1;
+	info->id = (int)v;
+	if (dz_group_uint(what, name, "track", 1, &v))
+		return -1;
+	info->config.track = (int)v;
+	if (dz_group_uint(what, name, "timeout_ms", UINT32_MAX, &v))
+		return -1;
+	info->config.timeout_ms = (unsigned int)v;
+	if (dz_group_attr(what, name, "timeout_action", buf, sizeof(buf)))
+		return -1;
+	if (!strcmp(buf, "allow")) {
+		info->config.timeout_action = DAZUKOFS_ALLOW;
+	} else if (!strcmp(buf, "deny")) {
+		info->config.timeout_action = DAZUKOFS_DENY;
+	} else {
+		dz_path(path, sizeof(path), DZ_CONFIGFS, "/%s/timeout_action",
+			name);
+		dz_fail_plain(EIO, "%s: %s holds '%s', not allow or deny", what,
+			      path, buf);
+		return -1;
+	}
+	return 0;
+}
+
+DZ_EXPORT int dazukofs_group_info(const char *name,
+				  struct dazukofs_group_info *info)
+{
+	char what[DZ_WHAT_MAX];
+
+	snprintf(what, sizeof(what), "cannot read group '%.80s'",
+		 name ? name : "(null)");
+	return dz_info(what, name, info);
+}
+
+static int dz_cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+DZ_EXPORT int dazukofs_group_list(struct dazukofs_group_info *infos, size_t max)
+{
+	char path[DZ_PATH_MAX];
+	char **names = NULL;
+	size_t n = 0, cap = 0, i, filled = 0;
+	struct dirent *de;
+	int count = 0;
+	DIR *dir;
+
+	if (dz_path(path, sizeof(path), DZ_CONFIGFS, "%s", ""))
+		return -1;
+	dir = opendir(path);
+	if (!dir) {
+		dz_fail(errno, "cannot list groups: opendir %s", path);
+		return -1;
+	}
+	while ((errno = 0, de = readdir(dir))) {
+		if (de->d_name[0] == '.')
+			continue;
+		if (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN)
+			continue;
+		if (n == cap) {
+			size_t ncap = cap ? cap * 2 : 16;
+			char **p = realloc(names, ncap * sizeof(*names));
+
+			if (!p)
+				goto nomem;
+			names = p;
+			cap = ncap;
+		}
+		names[n] = strdup(de->d_name);
+		if (!names[n])
+			goto nomem;
+		n++;
+	}
+	if (errno) {
+		dz_fail(errno, "cannot list groups: readdir %s", path);
+		count = -1;
+		goto out;
+	}
+	if (n)
+		qsort(names, n, sizeof(*names), dz_cmp_names);
+	for (i = 0; i < n; i++) {
+		struct dazukofs_group_info tmp;
+		char what[DZ_WHAT_MAX];
+
+		snprintf(what, sizeof(what), "cannot list groups: group '%.80s'",
+			 names[i]);
+		if (dz_info(what, names[i], &tmp)) {
+			if (errno == ENOENT)	/* deleted meanwhile */
+				continue;
+			count = -1;
+			goto out;
+		}
+		if (filled < max)
+			infos[filled++] = tmp;
+		count++;
+	}
+	goto out;
+nomem:
+	dz_fail(ENOMEM, "cannot list groups");
+	count = -1;
+out:
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	closedir(dir);
+	return count;
+}

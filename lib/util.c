@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* Small helpers: attribute files, numbers, group names. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <linux/dazukofs.h>
+
+#include "internal.h"
+
+int dz_read_attr(const char *path, char *buf, size_t size)
+{
+	ssize_t n;
+	int fd, err;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	do {
+		n = read(fd, buf, size - 1);
+	} while (n < 0 && errno == EINTR);
+	err = errno;
+	close(fd);
+	if (n < 0) {
+		errno = err;
+		return -1;
+	}
+	buf[n] = '\0';
+	if (n > 0 && buf[n - 1] == '\n')
+		buf[n - 1] = '\0';
+	return 0;
+}
+
+int dz_parse_u64(const char *s, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (!*s)
+		goto bad;
+	for (; *s; s++) {
+		unsigned int d;
+
+		if (*s < '0' || *s > '9')
+			goto bad;
+		d = (unsigned int)(*s - '0');
+		if (v > (UINT64_MAX - d) / 10)
+			goto bad;
+		v = v * 10 + d;
+	}
+	*out = v;
+	return 0;
+bad:
+	errno = EINVAL;
+	return -1;
+}
+
+int dz_check_name(const char *what, const char *name)
+{
+	size_t len, i;
+
+	if (!name) {
+		dz_fail_plain(EINVAL, "%s: no group name given", what);
+		return 0;
+	}
+	len = strlen(name);
+	if (len == 0 || len > DAZUKOFS_GROUP_NAME_MAX) {
+		dz_fail_plain(EINVAL,
+			      "%s: invalid name: a group name has 1 to %d characters",
+			      what, DAZUKOFS_GROUP_NAME_MAX);
+		return 0;
+	}
+	for (i = 0; i < len; i++) {
+		char c = name[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		      (c >= '0' && c <= '9') || c == '_' || c == '-')) {
+			dz_fail_plain(EINVAL,
+				      "%s: invalid name: a group name has only A-Z a-z 0-9 _ -",
+				      what);
+			return 0;
+		}
+	}
+	return 1;
+}

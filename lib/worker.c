@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Workers: a handle is one open group device (/dev/dazukofs.N).  Each read
+ * returns one event record, parsed by the protocol code the module uses;
+ * each answer is one write.  A handle belongs to one thread at a time.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <linux/dazukofs.h>
+
+#include "internal.h"
+#include "protocol.h"
+
+struct dazukofs_handle {
+	int fd;
+	int id;
+	int flags;
+	char group[DAZUKOFS_GROUP_NAME_MAX + 1];
+	char dev[DZ_PATH_MAX];
+};
+
+DZ_EXPORT dazukofs_handle_t dazukofs_open(const char *group, int flags)
+{
+	char what[128], path[DZ_PATH_MAX];
+	struct dazukofs_handle *h;
+	int id, oflags = O_RDWR | O_CLOEXEC;
+
+	snprintf(what, sizeof(what), "cannot open group '%.80s'",
+		 group ? group : "(null)");
+	if (flags & ~DAZUKOFS_NONBLOCK) {
+		dz_fail_plain(EINVAL, "%s: unknown flags 0x%x", what,
+			      (unsigned int)flags);
+		return NULL;
+	}
+	id = dz_group_id(what, group);
+	if (id < 0)
+		return NULL;
+	if (dz_path(path, sizeof(path), DZ_DEV_PREFIX, "%d", id))
+		return NULL;
+	h = calloc(1, sizeof(*h));
+	if (!h) {
+		dz_fail(ENOMEM, "%s", what);
+		return NULL;
+	}
+	if (flags & DAZUKOFS_NONBLOCK)
+		oflags |= O_NONBLOCK;
+	h->fd = open(path, oflags);
+	if (h->fd < 0) {
+		dz_fail(errno, "%s: open %s", what, path);
+		free(h);
+		return NULL;
+	}
+	h->id = id;
+	h->flags = flags;
+	snprintf(h->group, sizeof(h->group), "%s", group);
+	memcpy(h->dev, path, sizeof(h->dev));
+	return h;
+}
+
+DZ_EXPORT int dazukofs_get_fd(dazukofs_handle_t handle)
+{
+	if (!handle) {
+		dz_fail_plain(EINVAL, "dazukofs_get_fd: no handle");
+		return -1;
+	}
+	return handle->fd;
+}
+
+DZ_EXPORT int dazukofs_get_access(dazukofs_handle_t handle,
+				  struct dazukofs_access *acc)
+{
+	char buf[DAZUKOFS_EVENT_MAX + 1];
+	struct dazukofs_proto_event ev;
+	ssize_t n;
+
+	if (!handle || !acc) {
+		dz_fail_plain(EINVAL, "cannot get an event: no handle or no event to fill");
+		return -1;
+	}
+	n = read(handle->fd, buf, DAZUKOFS_EVENT_MAX);
+	if (n < 0) {
+		if (errno == EAGAIN)
+			dz_fail(errno, "no event waiting for group '%s'",
+				handle->group);
+		else
+			dz_fail(errno, "cannot get an event of group '%s': read %s",
+				handle->group, handle->dev);
+		return -1;
+	}
+	if (dazukofs_proto_parse_event(buf, (size_t)n, &ev)) {
+		dz_fail_plain(EPROTO,
+			      "cannot get an event of group '%s': malformed record from %s (%zd bytes)",
+			      handle->group, handle->dev, n);
+		return -1;
+	}
+	acc->id = ev.id;
+	acc->fd = ev.fd;
+	acc->pid = ev.pid;
+	acc->deny = DAZUKOFS_ALLOW;
+	return 0;
+}
+
+DZ_EXPORT int dazukofs_return_access(dazukofs_handle_t handle,
+				     struct dazukofs_access *acc)
+{
+	char buf[DAZUKOFS_RESPONSE_MAX + 1];
+	int len, err = 0;
+	ssize_t n;
+
+	if (!handle || !acc) {
+		dz_fail_plain(EINVAL, "cannot answer an event: no handle or no event");
+		return -1;
+	}
+	len = dazukofs_proto_format_response(buf, sizeof(buf), acc->id,
+					     acc->deny ? DAZUKOFS_DENY :
+							 DAZUKOFS_ALLOW);
+	if (len < 0) {
+		dz_fail_plain(EINVAL, "cannot answer event %lu: cannot format the answer",
+			      acc->id);
+		err = EINVAL;
+	} else {
+		n = write(handle->fd, buf, (size_t)len);
+		if (n != len) {
+			err = n < 0 ? errno : EIO;
+			dz_fail(err, "cannot answer event %lu of group '%s' (%s): write %s",
+				acc->id, handle->group,
+				acc->deny ? "deny" : "allow", handle->dev);
+		}
+	}
+	/* The fd is closed in any case: the event is over for the caller. */
+	if (acc->fd >= 0) {
+		close(acc->fd);
+		acc->fd = -1;
+	}
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	return 0;
+}
+
+DZ_EXPORT int dazukofs_get_filename(const struct dazukofs_access *acc,
+				    char *buf, size_t size)
+{
+	char link[64];
+	ssize_t n;
+
+	if (!acc || !buf || size == 0) {
+		dz_fail_plain(EINVAL, "cannot get a file name: no event or no buffer");
+		return -1;
+	}
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", acc->fd);
+	n = readlink(link, buf, size);
+	if (n < 0) {
+		dz_fail(errno, "cannot get the file name of event %lu: readlink %s",
+			acc->id, link);
+		return -1;
+	}
+	if ((size_t)n >= size) {
+		dz_fail_plain(ERANGE,
+			      "cannot get the file name of event %lu: it does not fit in %zu bytes",
+			      acc->id, size);
+		buf[0] = '\0';
+		return -1;
+	}
+	buf[n] = '\0';
+	return (int)n;
+}
+
+DZ_EXPORT int dazukofs_close(dazukofs_handle_t handle)
+{
+	int ret = 0;
+
+	if (!handle)
+		return 0;
+	if (close(handle->fd)) {
+		dz_fail(errno, "cannot close group '%s': close %s",
+			handle->group, handle->dev);
+		ret = -1;
+	}
+	free(handle);
+	return ret;
+}

@@ -1,0 +1,445 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Settings from defaults, the config file and the command line. */
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "log.h"
+
+#define DAZUKOFS_GROUP_NAME_MAX 64
+#define TIMEOUT_MS_MAX (24U * 60 * 60 * 1000)
+
+static char *xstrdup(const char *s)
+{
+	char *d = strdup(s);
+
+	if (!d) {
+		perror("dazuko-clamscan: strdup");
+		exit(1);
+	}
+	return d;
+}
+
+static void set_str(char **dst, const char *s)
+{
+	free(*dst);
+	*dst = xstrdup(s);
+}
+
+void config_init(struct config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->group = xstrdup(CONFIG_DEFAULT_GROUP);
+	cfg->database = xstrdup(CONFIG_DEFAULT_DATABASE);
+	cfg->max_file_size = 100ULL << 20;
+	cfg->on_error = VERDICT_ALLOW;
+	cfg->log_level = LOG_LVL_INFO;
+	cfg->timeout_ms = 30000;
+	cfg->timeout_action = VERDICT_ALLOW;
+	cfg->track = 1;
+	cfg->source = SOURCE_DAZUKOFS;
+	cfg->cache_size = 65536;
+	cfg->status_interval_ms = 5000;
+}
+
+static void list_free(struct str_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->items[i]);
+	free(l->items);
+	l->items = NULL;
+	l->n = 0;
+}
+
+void config_free(struct config *cfg)
+{
+	free(cfg->config_path);
+	free(cfg->group);
+	free(cfg->database);
+	free(cfg->fanotify_mount);
+	list_free(&cfg->include);
+	list_free(&cfg->exclude);
+	memset(cfg, 0, sizeof(*cfg));
+}
+
+int config_parse_uint(const char *s, unsigned long long max,
+		      unsigned long long *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!*s || !isdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* "123", "64K", "100M", "2G" (powers of 1024). */
+int config_parse_size(const char *s, uint64_t *out)
+{
+	unsigned long long v;
+	unsigned int shift = 0;
+	char *end;
+
+	if (!*s || !isdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -1;
+	if (*end) {
+		switch (toupper((unsigned char)*end)) {
+		case 'K': shift = 10; break;
+		case 'M': shift = 20; break;
+		case 'G': shift = 30; break;
+		case 'T': shift = 40; break;
+		default: return -1;
+		}
+		end++;
+		/* K, KB or KiB: all powers of 1024 */
+		if (!strcmp(end, "iB") || !strcmp(end, "B") || !strcmp(end, "b"))
+			end += strlen(end);
+		if (*end)
+			return -1;
+	}
+	if (shift && v > (UINT64_MAX >> shift))
+		return -1;
+	*out = (uint64_t)v << shift;
+	return 0;
+}
+
+int config_parse_bool(const char *s, int *out)
+{
+	static const char *const yes[] = { "1", "yes", "true", "on" };
+	static const char *const no[] = { "0", "no", "false", "off" };
+
+	for (size_t i = 0; i < 4; i++) {
+		if (!strcasecmp(s, yes[i])) {
+			*out = 1;
+			return 0;
+		}
+		if (!strcasecmp(s, no[i])) {
+			*out = 0;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static int parse_verdict(const char *s, enum verdict *out)
+{
+	if (!strcmp(s, "allow"))
+		*out = VERDICT_ALLOW;
+	else if (!strcmp(s, "deny"))
+		*out = VERDICT_DENY;
+	else
+		return -1;
+	return 0;
+}
+
+static int valid_group(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (!n || n > DAZUKOFS_GROUP_NAME_MAX)
+		return 0;
+	for (; *s; s++)
+		if (!isascii((unsigned char)*s) ||
+		    !(isalnum((unsigned char)*s) || *s == '_' || *s == '-'))
+			return 0;
+	return 1;
+}
+
+/* An absolute path without a trailing slash (except "/"). */
+static int add_prefix(struct str_list *l, const char *s)
+{
+	size_t n = strlen(s);
+	char **items;
+	char *p;
+
+	if (s[0] != '/' || strstr(s, "//") || n >= PATH_MAX)
+		return -1;
+	p = xstrdup(s);
+	while (n > 1 && p[n - 1] == '/')
+		p[--n] = 0;
+	items = realloc(l->items, (l->n + 1) * sizeof(*items));
+	if (!items) {
+		perror("dazuko-clamscan: realloc");
+		exit(1);
+	}
+	l->items = items;
+	l->items[l->n++] = p;
+	return 0;
+}
+
+#define FAIL(...) do { snprintf(err, errlen, __VA_ARGS__); return -1; } while (0)
+
+int config_set(struct config *cfg, const char *key_in, const char *value,
+	       char *err, size_t errlen)
+{
+	unsigned long long u;
+	char key[64];
+	size_t i;
+
+	for (i = 0; key_in[i] && i < sizeof(key) - 1; i++)
+		key[i] = key_in[i] == '-' ? '_' : key_in[i];
+	key[i] = 0;
+	if (key_in[i])
+		FAIL("unknown key '%s'", key_in);
+
+	if (!strcmp(key, "group")) {
+		if (!valid_group(value))
+			FAIL("group: '%s' is not 1 to %d of [A-Za-z0-9_-]", value,
+			     DAZUKOFS_GROUP_NAME_MAX);
+		set_str(&cfg->group, value);
+	} else if (!strcmp(key, "workers")) {
+		if (config_parse_uint(value, 1024, &u))
+			FAIL("workers: '%s' is not a number from 0 (one per CPU) to 1024", value);
+		cfg->workers = (unsigned int)u;
+	} else if (!strcmp(key, "database")) {
+		if (value[0] != '/')
+			FAIL("database: '%s' is not an absolute path", value);
+		set_str(&cfg->database, value);
+	} else if (!strcmp(key, "max_file_size")) {
+		if (config_parse_size(value, &cfg->max_file_size))
+			FAIL("max_file_size: '%s' is not a size (e.g. 4096, 64K, 100M, 2G)", value);
+	} else if (!strcmp(key, "on_error")) {
+		if (parse_verdict(value, &cfg->on_error))
+			FAIL("on_error: '%s' is not allow or deny", value);
+	} else if (!strcmp(key, "include")) {
+		if (add_prefix(&cfg->include, value))
+			FAIL("include: '%s' is not an absolute path", value);
+	} else if (!strcmp(key, "exclude")) {
+		if (add_prefix(&cfg->exclude, value))
+			FAIL("exclude: '%s' is not an absolute path", value);
+	} else if (!strcmp(key, "log_level")) {
+		int l = log_level_parse(value);
+
+		if (l < 0)
+			FAIL("log_level: '%s' is not error, warning, notice, info or debug", value);
+		cfg->log_level = l;
+	} else if (!strcmp(key, "timeout_ms")) {
+		if (config_parse_uint(value, TIMEOUT_MS_MAX, &u))
+			FAIL("timeout_ms: '%s' is not a number from 0 (wait for ever) to %u",
+			     value, TIMEOUT_MS_MAX);
+		cfg->timeout_ms = (unsigned int)u;
+	} else if (!strcmp(key, "timeout_action")) {
+		if (parse_verdict(value, &cfg->timeout_action))
+			FAIL("timeout_action: '%s' is not allow or deny", value);
+	} else if (!strcmp(key, "track")) {
+		if (config_parse_bool(value, &cfg->track))
+			FAIL("track: '%s' is not yes or no", value);
+	} else if (!strcmp(key, "source")) {
+		if (!strcmp(value, "dazukofs"))
+			cfg->source = SOURCE_DAZUKOFS;
+		else if (!strcmp(value, "fanotify"))
+			cfg->source = SOURCE_FANOTIFY;
+		else
+			FAIL("source: '%s' is not dazukofs or fanotify", value);
+	} else if (!strcmp(key, "fanotify_mount")) {
+		if (value[0] != '/')
+			FAIL("fanotify_mount: '%s' is not an absolute path", value);
+		set_str(&cfg->fanotify_mount, value);
+	} else if (!strcmp(key, "foreground")) {
+		if (config_parse_bool(value, &cfg->foreground))
+			FAIL("foreground: '%s' is not yes or no", value);
+	} else if (!strcmp(key, "cache_size")) {
+		if (config_parse_uint(value, 1U << 24, &u))
+			FAIL("cache_size: '%s' is not a number from 0 (no cache) to %u", value,
+			     1U << 24);
+		cfg->cache_size = (size_t)u;
+	} else if (!strcmp(key, "status_interval_ms")) {
+		if (config_parse_uint(value, 3600000, &u) || u < 100)
+			FAIL("status_interval_ms: '%s' is not a number from 100 to 3600000", value);
+		cfg->status_interval_ms = (unsigned int)u;
+	} else {
+		FAIL("unknown key '%s'", key_in);
+	}
+	return 0;
+}
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = 0;
+	return s;
+}
+
+int config_load_file(struct config *cfg, const char *path, int must_exist,
+		     char *err, size_t errlen)
+{
+	char why[CONFIG_ERR_MAX];
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	unsigned int lineno = 0;
+	int rc = 0;
+	FILE *f;
+
+	f = fopen(path, "re");
+	if (!f) {
+		if (errno == ENOENT && !must_exist)
+			return 0;
+		FAIL("%s: %s", path, strerror(errno));
+	}
+	while ((len = getline(&line, &cap, f)) >= 0) {
+		char *s, *eq, *key, *value;
+
+		lineno++;
+		if ((size_t)len != strlen(line)) {
+			snprintf(err, errlen, "%s:%u: a NUL byte in the line", path, lineno);
+			rc = -1;
+			break;
+		}
+		s = trim(line);
+		if (!*s || *s == '#')
+			continue;
+		eq = strchr(s, '=');
+		if (!eq) {
+			snprintf(err, errlen, "%s:%u: expected 'key = value', got '%s'",
+				 path, lineno, s);
+			rc = -1;
+			break;
+		}
+		*eq = 0;
+		key = trim(s);
+		value = trim(eq + 1);
+		if (!*key || !*value) {
+			snprintf(err, errlen, "%s:%u: %s", path, lineno,
+				 !*key ? "a key is missing before '='" : "a value is missing after '='");
+			rc = -1;
+			break;
+		}
+		if (config_set(cfg, key, value, why, sizeof(why))) {
+			snprintf(err, errlen, "%s:%u: %s", path, lineno, why);
+			rc = -1;
+			break;
+		}
+	}
+	if (!rc && ferror(f)) {
+		snprintf(err, errlen, "%s: read error", path);
+		rc = -1;
+	}
+	free(line);
+	fclose(f);
+	return rc;
+}
+
+void config_usage(FILE *out, const char *prog)
+{
+	fprintf(out,
+"Usage: %s [OPTION]...\n"
+"On-access virus scanner for DazukoFS (or fanotify) with libclamav.\n"
+"\n"
+"  -c, --config FILE          config file (default " CONFIG_DEFAULT_PATH ")\n"
+"  -g, --group NAME           DazukoFS group to create and serve (default " CONFIG_DEFAULT_GROUP ")\n"
+"  -w, --workers N            scanning threads (default 0: one per CPU)\n"
+"  -d, --database DIR         ClamAV signature directory (default " CONFIG_DEFAULT_DATABASE ")\n"
+"      --max-file-size SIZE   larger files are allowed unscanned (default 100M)\n"
+"      --on-error allow|deny  verdict when a scan fails (default allow)\n"
+"      --include PREFIX       scan only under these path prefixes (repeatable)\n"
+"      --exclude PREFIX       never scan under these path prefixes (repeatable)\n"
+"      --log-level LEVEL      error, warning, notice, info (default), debug\n"
+"      --timeout-ms MS        group verdict timeout, 0 waits for ever (default 30000)\n"
+"      --timeout-action allow|deny  verdict of a timed-out event (default allow)\n"
+"      --track yes|no         crash-tracked group (default yes)\n"
+"      --cache-size N         verdict cache entries, 0 disables (default 65536)\n"
+"      --status-interval-ms MS  how often the status line is updated (default 5000)\n"
+"      --source dazukofs|fanotify  where events come from (default dazukofs)\n"
+"      --fanotify-mount PATH  the mount to watch with source fanotify\n"
+"  -f, --foreground           do not detach (always so under systemd)\n"
+"  -h, --help                 this text\n"
+"\n"
+"Options override the config file.  Signals: SIGHUP reloads the signatures,\n"
+"SIGUSR1 logs the statistics, SIGTERM/SIGINT stop.  See dazuko-clamscan(8)\n"
+"and clamscan.conf(5).\n", prog);
+}
+
+static const struct option long_opts[] = {
+	{ "config", required_argument, NULL, 'c' },
+	{ "group", required_argument, NULL, 'g' },
+	{ "workers", required_argument, NULL, 'w' },
+	{ "database", required_argument, NULL, 'd' },
+	{ "max-file-size", required_argument, NULL, 0 },
+	{ "on-error", required_argument, NULL, 0 },
+	{ "include", required_argument, NULL, 0 },
+	{ "exclude", required_argument, NULL, 0 },
+	{ "log-level", required_argument, NULL, 0 },
+	{ "timeout-ms", required_argument, NULL, 0 },
+	{ "timeout-action", required_argument, NULL, 0 },
+	{ "track", required_argument, NULL, 0 },
+	{ "cache-size", required_argument, NULL, 0 },
+	{ "status-interval-ms", required_argument, NULL, 0 },
+	{ "source", required_argument, NULL, 0 },
+	{ "fanotify-mount", required_argument, NULL, 0 },
+	{ "foreground", no_argument, NULL, 'f' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const char short_opts[] = "+c:g:w:d:fh";
+
+int config_from_args(struct config *cfg, int argc, char **argv, char *err,
+		     size_t errlen)
+{
+	const char *path = CONFIG_DEFAULT_PATH;
+	char why[CONFIG_ERR_MAX];
+	int explicit = 0, c, idx;
+
+	/* First pass: --config and --help only, and catch bad options. */
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, short_opts, long_opts, &idx)) != -1) {
+		if (c == 'c') {
+			path = optarg;
+			explicit = 1;
+		} else if (c == 'h') {
+			config_usage(stdout, argv[0]);
+			return 1;
+		} else if (c == '?') {
+			if (optopt)
+				FAIL("bad option '-%c' or its argument is missing (see --help)", optopt);
+			FAIL("bad option '%s' or its argument is missing (see --help)",
+			     argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		FAIL("unexpected argument '%s' (see --help)", argv[optind]);
+	set_str(&cfg->config_path, path);
+	if (config_load_file(cfg, path, explicit, err, errlen))
+		return -1;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, short_opts, long_opts, &idx)) != -1) {
+		const char *key;
+
+		switch (c) {
+		case 'c': case 'h': continue;
+		case 'f': cfg->foreground = 1; continue;
+		case 'g': key = "group"; break;
+		case 'w': key = "workers"; break;
+		case 'd': key = "database"; break;
+		case 0: key = long_opts[idx].name; break;
+		default: FAIL("bad option (see --help)");
+		}
+		if (config_set(cfg, key, optarg, why, sizeof(why)))
+			FAIL("command line: %s", why);
+	}
+	if (cfg->source == SOURCE_FANOTIFY && !cfg->fanotify_mount)
+		FAIL("source fanotify needs fanotify_mount (--fanotify-mount PATH)");
+	return 0;
+}

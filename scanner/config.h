@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The scanner's settings: defaults, the config file (key = value lines,
+ * # comments) and the command line.  Every key is also an option:
+ * key max_file_size is --max-file-size.
+ */
+#ifndef SCANNER_CONFIG_H
+#define SCANNER_CONFIG_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define CONFIG_DEFAULT_PATH "/etc/dazukofs/clamscan.conf"
+#define CONFIG_DEFAULT_DATABASE "/var/lib/clamav"
+#define CONFIG_DEFAULT_GROUP "clamscan"
+#define CONFIG_ERR_MAX 512
+
+enum source_kind { SOURCE_DAZUKOFS, SOURCE_FANOTIFY };
+enum verdict { VERDICT_ALLOW = 0, VERDICT_DENY = 1 };
+
+struct str_list {
+	char **items;
+	size_t n;
+};
+
+struct config {
+	char *config_path;
+	char *group;
+	unsigned int workers;		/* 0: number of CPUs */
+	char *database;
+	uint64_t max_file_size;		/* bytes; bigger files are allowed */
+	enum verdict on_error;
+	struct str_list include, exclude;
+	int log_level;			/* enum log_level */
+	unsigned int timeout_ms;
+	enum verdict timeout_action;
+	int track;
+	enum source_kind source;
+	char *fanotify_mount;
+	int foreground;
+	size_t cache_size;		/* entries; 0: no cache */
+	unsigned int status_interval_ms;
+};
+
+void config_init(struct config *cfg);
+void config_free(struct config *cfg);
+
+/* Set KEY (underscores or dashes) to VALUE; -1 with a message in err. */
+int config_set(struct config *cfg, const char *key, const char *value,
+	       char *err, size_t errlen);
+
+/* Read a config file; a bad line gives -1 and "FILE:LINE: why" in err. */
+int config_load_file(struct config *cfg, const char *path, int must_exist,
+		     char *err, size_t errlen);
+
+/*
+ * The whole: defaults, the file (--config or the default; the default may
+ * be missing), then the command line on top.  Returns 0, 1 for --help
+ * (usage printed), -1 with a message in err.
+ */
+int config_from_args(struct config *cfg, int argc, char **argv, char *err,
+		     size_t errlen);
+
+void config_usage(FILE *out, const char *prog);
+
+/* Parsers, for the tests. */
+int config_parse_size(const char *s, uint64_t *out);
+int config_parse_uint(const char *s, unsigned long long max,
+		      unsigned long long *out);
+int config_parse_bool(const char *s, int *out);
+
+#endif

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ClamAV engines, refcounted.  The holder keeps the current engine; a
+ * worker takes a reference for one scan, so a reload can compile a new
+ * engine while the old one scans, then swap, and the old one is freed by
+ * whoever drops its last reference.
+ */
+#ifndef SCANNER_ENGINE_H
+#define SCANNER_ENGINE_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+
+struct cl_engine;
+
+struct engine {
+	struct cl_engine *cl;
+	atomic_uint refs;
+	unsigned int signatures;
+	unsigned long generation;
+};
+
+struct engine_holder {
+	pthread_mutex_t lock;
+	struct engine *current;
+	unsigned long generations;
+};
+
+enum scan_result { SCAN_CLEAN, SCAN_INFECTED, SCAN_ERROR };
+
+/* Once per process, before any engine. -1 with a message on failure. */
+int engine_global_init(char *err, size_t errlen);
+
+/* Load and compile the signatures of dbdir into a new engine (1 ref). */
+struct engine *engine_load(const char *dbdir, char *err, size_t errlen);
+void engine_put(struct engine *e);
+
+void engine_holder_init(struct engine_holder *h);
+/* Install e as current (taking over its reference); drops the old one. */
+void engine_holder_swap(struct engine_holder *h, struct engine *e);
+/* The current engine, referenced (engine_put() when done); NULL if none. */
+struct engine *engine_holder_get(struct engine_holder *h);
+void engine_holder_destroy(struct engine_holder *h);
+
+/*
+ * Scan an open file.  SCAN_INFECTED: the signature name in sig.
+ * SCAN_ERROR: the reason in sig.
+ */
+enum scan_result engine_scan(struct engine *e, int fd, const char *name,
+			     char *sig, size_t siglen, unsigned long *scanned);
+
+#endif

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Logging.  The level and target are set once at start (log_init) before
+ * any worker runs and only read afterwards; the process has one log, so
+ * this is the one piece of process-wide state.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <syslog.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <systemd/sd-journal.h>
+
+#include "log.h"
+
+static const char *const level_names[] = {
+	[LOG_LVL_ERROR] = "error",	[LOG_LVL_WARNING] = "warning",
+	[LOG_LVL_NOTICE] = "notice",	[LOG_LVL_INFO] = "info",
+	[LOG_LVL_DEBUG] = "debug",
+};
+
+static const int level_prio[] = {
+	[LOG_LVL_ERROR] = LOG_ERR,	[LOG_LVL_WARNING] = LOG_WARNING,
+	[LOG_LVL_NOTICE] = LOG_NOTICE,	[LOG_LVL_INFO] = LOG_INFO,
+	[LOG_LVL_DEBUG] = LOG_DEBUG,
+};
+
+static struct {
+	enum log_level level;
+	int journal;
+} log_state = { LOG_LVL_INFO, 0 };
+
+int log_level_parse(const char *name)
+{
+	for (size_t i = 0; i < sizeof(level_names) / sizeof(level_names[0]); i++)
+		if (!strcmp(name, level_names[i]))
+			return (int)i;
+	return -1;
+}
+
+const char *log_level_name(enum log_level level)
+{
+	return level_names[level];
+}
+
+/* systemd sets JOURNAL_STREAM=DEV:INO when stderr is connected to the journal. */
+static int stderr_is_journal(void)
+{
+	const char *js = getenv("JOURNAL_STREAM");
+	unsigned long long dev, ino;
+	struct stat st;
+
+	if (!js || sscanf(js, "%llu:%llu", &dev, &ino) != 2)
+		return 0;
+	if (fstat(STDERR_FILENO, &st))
+		return 0;
+	return (unsigned long long)st.st_dev == dev &&
+	       (unsigned long long)st.st_ino == ino;
+}
+
+void log_init(enum log_level level, int journal)
+{
+	log_state.level = level;
+	log_state.journal = journal < 0 ? stderr_is_journal() : journal;
+}
+
+int log_to_journal(void)
+{
+	return log_state.journal;
+}
+
+static void vlog(enum log_level level, const char *fmt, va_list ap)
+{
+	char msg[2048];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (log_state.journal) {
+		sd_journal_send("MESSAGE=%s", msg, "PRIORITY=%d", level_prio[level],
+				"SYSLOG_IDENTIFIER=dazuko-clamscan", NULL);
+		return;
+	}
+	fprintf(stderr, "dazuko-clamscan: %s: %s\n", level_names[level], msg);
+}
+
+void log_msg(enum log_level level, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (level > log_state.level)
+		return;
+	va_start(ap, fmt);
+	vlog(level, fmt, ap);
+	va_end(ap);
+}
+
+void log_detection(const char *path, pid_t pid, const char *comm,
+		   const char *signature, const char *action)
+{
+	if (log_state.journal) {
+		sd_journal_send("MESSAGE=FOUND %s in %s (opened by pid %d %s): %s",
+				signature, path, (int)pid, comm, action,
+				"PRIORITY=%d", LOG_WARNING,
+				"SYSLOG_IDENTIFIER=dazuko-clamscan",
+				"MESSAGE_ID=5d2b6e0b9f6a4c8e8a1f3c7d9e2b4a61",
+				"DAZUKOFS_PATH=%s", path, "DAZUKOFS_PID=%d", (int)pid,
+				"DAZUKOFS_COMM=%s", comm,
+				"DAZUKOFS_SIGNATURE=%s", signature,
+				"DAZUKOFS_ACTION=%s", action, NULL);
+		return;
+	}
+	/* Detections are always logged, whatever the level. */
+	fprintf(stderr,
+		"dazuko-clamscan: warning: FOUND signature=%s path=%s pid=%d comm=%s action=%s\n",
+		signature, path, (int)pid, comm, action);
+}

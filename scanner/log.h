@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Logging: to the journal (structured) when run by systemd, else to stderr. */
+#ifndef SCANNER_LOG_H
+#define SCANNER_LOG_H
+
+#include <sys/types.h>
+
+enum log_level {
+	LOG_LVL_ERROR,
+	LOG_LVL_WARNING,
+	LOG_LVL_NOTICE,
+	LOG_LVL_INFO,
+	LOG_LVL_DEBUG,
+};
+
+/* "error", "warning", "notice", "info", "debug" -> level; -1 if unknown. */
+int log_level_parse(const char *name);
+const char *log_level_name(enum log_level level);
+
+/* Level and target; journal: 1 journal, 0 stderr, -1 auto (JOURNAL_STREAM). */
+void log_init(enum log_level level, int journal);
+int log_to_journal(void);
+
+void log_msg(enum log_level level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* A detection, with structured fields in the journal. */
+void log_detection(const char *path, pid_t pid, const char *comm,
+		   const char *signature, const char *action);
+
+#define log_error(...) log_msg(LOG_LVL_ERROR, __VA_ARGS__)
+#define log_warning(...) log_msg(LOG_LVL_WARNING, __VA_ARGS__)
+#define log_notice(...) log_msg(LOG_LVL_NOTICE, __VA_ARGS__)
+#define log_info(...) log_msg(LOG_LVL_INFO, __VA_ARGS__)
+#define log_debug(...) log_msg(LOG_LVL_DEBUG, __VA_ARGS__)
+
+#endif

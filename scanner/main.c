@@ -1,0 +1,375 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dazuko-clamscan: an on-access virus scanner for DazukoFS (or fanotify)
+ * built on libclamav.  main() sets up the scanner (config, engine, cache,
+ * event source, workers), then runs the control loop: signals through a
+ * signalfd (SIGTERM/SIGINT stop, SIGHUP reloads, SIGUSR1 logs statistics),
+ * a timerfd for the status line and the systemd watchdog, and eventfds
+ * from the reload thread and from failing workers.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include <systemd/sd-daemon.h>
+
+#include "config.h"
+#include "engine.h"
+#include "log.h"
+#include "source.h"
+#include "worker.h"
+
+struct reloader {
+	struct scanner *sc;
+	pthread_t thread;
+	int running, pending;
+	int done_fd;		/* eventfd: the reload thread finished */
+};
+
+struct app {
+	struct config cfg;
+	struct scanner sc;
+	struct source source;
+	struct worker *workers;
+	unsigned int nworkers, started;
+	struct reloader reload;
+	int sig_fd, timer_fd;
+	uint64_t watchdog_usec;
+};
+
+static void notify_status(struct app *app, const char *state)
+{
+	struct stats_snapshot s;
+	struct cache_stats cs;
+	char line[768];
+
+	stats_snapshot(&app->sc.stats, &s);
+	cache_get_stats(&app->sc.cache, &cs);
+	stats_format(&s, line, sizeof(line));
+	sd_notifyf(0, "STATUS=%s: %s cache_entries=%llu", state, line,
+		   (unsigned long long)cs.entries);
+}
+
+static void log_stats(struct app *app)
+{
+	struct stats_snapshot s;
+	struct cache_stats cs;
+	char line[768];
+
+	stats_snapshot(&app->sc.stats, &s);
+	cache_get_stats(&app->sc.cache, &cs);
+	stats_format(&s, line, sizeof(line));
+	log_notice("statistics: %s cache_entries=%llu cache_lookups_hit=%llu cache_lookups_missed=%llu cache_evictions=%llu",
+		   line, (unsigned long long)cs.entries, (unsigned long long)cs.hits,
+		   (unsigned long long)cs.misses, (unsigned long long)cs.evictions);
+}
+
+static void *reload_main(void *arg)
+{
+	struct reloader *r = arg;
+	struct scanner *sc = r->sc;
+	char err[512];
+	struct engine *e;
+
+	log_notice("reloading signatures from %s", sc->cfg->database);
+	e = engine_load(sc->cfg->database, err, sizeof(err));
+	if (!e) {
+		atomic_fetch_add(&sc->stats.reload_failures, 1);
+		log_error("reload failed, keeping the old signatures: %s", err);
+	} else {
+		unsigned int n = e->signatures;
+
+		engine_holder_swap(&sc->engines, e);
+		cache_clear(&sc->cache);
+		atomic_fetch_add(&sc->stats.reloads, 1);
+		log_notice("reloaded: %u signatures from %s", n, sc->cfg->database);
+	}
+	eventfd_write(r->done_fd, 1);
+	return NULL;
+}
+
+static void reload_start(struct app *app)
+{
+	struct reloader *r = &app->reload;
+	int rc;
+
+	if (r->running) {
+		r->pending = 1;
+		return;
+	}
+	sd_notify(0, "RELOADING=1");
+	rc = pthread_create(&r->thread, NULL, reload_main, r);
+	if (rc) {
+		log_error("reload: pthread_create: %s", strerror(rc));
+		sd_notify(0, "READY=1");
+		return;
+	}
+	r->running = 1;
+}
+
+static void reload_finished(struct app *app)
+{
+	struct reloader *r = &app->reload;
+	eventfd_t v;
+
+	eventfd_read(r->done_fd, &v);
+	if (!r->running)
+		return;
+	pthread_join(r->thread, NULL);
+	r->running = 0;
+	sd_notify(0, "READY=1");
+	notify_status(app, "running");
+	if (r->pending) {
+		r->pending = 0;
+		reload_start(app);
+	}
+}
+
+static int setup_signals(struct app *app)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGUSR1);
+	sigaddset(&set, SIGPIPE);
+	/* Blocked in every thread (they inherit it); read through the signalfd. */
+	if (pthread_sigmask(SIG_BLOCK, &set, NULL))
+		return -1;
+	sigdelset(&set, SIGPIPE);
+	app->sig_fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	return app->sig_fd < 0 ? -1 : 0;
+}
+
+static int setup_timer(struct app *app)
+{
+	uint64_t period_us = (uint64_t)app->cfg.status_interval_ms * 1000;
+	struct itimerspec its;
+
+	if (sd_watchdog_enabled(0, &app->watchdog_usec) > 0 &&
+	    app->watchdog_usec / 2 < period_us)
+		period_us = app->watchdog_usec / 2;
+	if (period_us < 1000)
+		period_us = 1000;
+	app->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (app->timer_fd < 0)
+		return -1;
+	its.it_interval.tv_sec = (time_t)(period_us / 1000000);
+	its.it_interval.tv_nsec = (long)(period_us % 1000000) * 1000;
+	its.it_value = its.it_interval;
+	return timerfd_settime(app->timer_fd, 0, &its, NULL);
+}
+
+/* 0: stop asked, 1: a worker failed. */
+static int control_loop(struct app *app)
+{
+	struct pollfd pfd[4] = {
+		{ .fd = app->sig_fd, .events = POLLIN },
+		{ .fd = app->timer_fd, .events = POLLIN },
+		{ .fd = app->reload.done_fd, .events = POLLIN },
+		{ .fd = app->sc.failed_fd, .events = POLLIN },
+	};
+
+	for (;;) {
+		if (poll(pfd, 4, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			log_error("poll: %s", strerror(errno));
+			return 1;
+		}
+		if (pfd[0].revents & POLLIN) {
+			struct signalfd_siginfo si;
+
+			while (read(app->sig_fd, &si, sizeof(si)) == sizeof(si)) {
+				switch (si.ssi_signo) {
+				case SIGTERM:
+				case SIGINT:
+					log_notice("signal %d: stopping", (int)si.ssi_signo);
+					return 0;
+				case SIGHUP:
+					reload_start(app);
+					break;
+				case SIGUSR1:
+					log_stats(app);
+					break;
+				}
+			}
+		}
+		if (pfd[1].revents & POLLIN) {
+			uint64_t ticks;
+
+			if (read(app->timer_fd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
+				log_warning("timerfd: %s", strerror(errno));
+			if (app->watchdog_usec)
+				sd_notify(0, "WATCHDOG=1");
+			notify_status(app, app->reload.running ? "reloading" : "running");
+		}
+		if (pfd[2].revents & POLLIN)
+			reload_finished(app);
+		if (pfd[3].revents & POLLIN) {
+			log_error("a worker failed; exiting");
+			return 1;
+		}
+	}
+}
+
+static int start_workers(struct app *app, char *err, size_t errlen)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int rc;
+
+	app->nworkers = app->cfg.workers ? app->cfg.workers :
+					   (unsigned int)(ncpu > 0 ? ncpu : 1);
+	app->workers = calloc(app->nworkers, sizeof(*app->workers));
+	if (!app->workers) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	/* Every worker holds its handle before the first thread runs. */
+	for (unsigned int i = 0; i < app->nworkers; i++) {
+		app->workers[i].sc = &app->sc;
+		app->workers[i].index = i;
+		if (worker_open(&app->workers[i], err, errlen))
+			return -1;
+	}
+	for (unsigned int i = 0; i < app->nworkers; i++) {
+		rc = pthread_create(&app->workers[i].thread, NULL, worker_main,
+				    &app->workers[i]);
+		if (rc) {
+			snprintf(err, errlen, "pthread_create: %s", strerror(rc));
+			return -1;
+		}
+		app->started++;
+	}
+	return 0;
+}
+
+static void stop_workers(struct app *app)
+{
+	eventfd_write(app->sc.stop_fd, 1);
+	for (unsigned int i = 0; i < app->started; i++)
+		pthread_join(app->workers[i].thread, NULL);
+	for (unsigned int i = 0; i < app->nworkers && app->workers; i++)
+		if (app->workers[i].sw)
+			app->source.ops->worker_close(app->workers[i].sw);
+	free(app->workers);
+	app->workers = NULL;
+}
+
+int main(int argc, char **argv)
+{
+	struct app app = { .sig_fd = -1, .timer_fd = -1 };
+	int rc, status = 1, source_open = 0;
+	char err[CONFIG_ERR_MAX + 256];
+	struct engine *e;
+
+	config_init(&app.cfg);
+	rc = config_from_args(&app.cfg, argc, argv, err, sizeof(err));
+	if (rc) {
+		if (rc < 0)
+			fprintf(stderr, "dazuko-clamscan: %s\n", err);
+		config_free(&app.cfg);
+		return rc < 0 ? 1 : 0;
+	}
+	log_init(app.cfg.log_level, -1);
+	if (!app.cfg.foreground && !getenv("NOTIFY_SOCKET") && daemon(0, 1)) {
+		log_error("daemon: %s", strerror(errno));
+		return 1;
+	}
+	if (setup_signals(&app)) {
+		log_error("signals: %s", strerror(errno));
+		goto out;
+	}
+
+	app.sc.cfg = &app.cfg;
+	app.sc.source = &app.source;
+	engine_holder_init(&app.sc.engines);
+	stats_init(&app.sc.stats);
+	app.sc.stop_fd = eventfd(0, EFD_CLOEXEC);
+	app.sc.failed_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	app.reload.sc = &app.sc;
+	app.reload.done_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (app.sc.stop_fd < 0 || app.sc.failed_fd < 0 || app.reload.done_fd < 0) {
+		log_error("eventfd: %s", strerror(errno));
+		goto out;
+	}
+	if (cache_init(&app.sc.cache, app.cfg.cache_size)) {
+		log_error("cache of %zu entries: %s", app.cfg.cache_size, strerror(errno));
+		goto out;
+	}
+
+	if (app.cfg.source == SOURCE_DAZUKOFS)
+		rc = source_dazukofs_open(&app.source, &app.cfg, err, sizeof(err));
+	else
+		rc = source_fanotify_open(&app.source, &app.cfg, err, sizeof(err));
+	if (rc) {
+		log_error("%s", err);
+		goto out_cache;
+	}
+	source_open = 1;
+
+	if (engine_global_init(err, sizeof(err))) {
+		log_error("%s", err);
+		goto out_source;
+	}
+	e = engine_load(app.cfg.database, err, sizeof(err));
+	if (!e) {
+		log_error("%s", err);
+		goto out_source;
+	}
+	log_info("%u signatures loaded from %s", e->signatures, app.cfg.database);
+	engine_holder_swap(&app.sc.engines, e);
+
+	if (start_workers(&app, err, sizeof(err))) {
+		log_error("workers: %s", err);
+		goto out_workers;
+	}
+	if (setup_timer(&app)) {
+		log_error("timerfd: %s", strerror(errno));
+		goto out_workers;
+	}
+	log_notice("ready: source %s%s%s, %u workers, database %s",
+		   app.source.ops->name, app.cfg.source == SOURCE_DAZUKOFS ? " group " : " mount ",
+		   app.cfg.source == SOURCE_DAZUKOFS ? app.cfg.group : app.cfg.fanotify_mount,
+		   app.nworkers, app.cfg.database);
+	sd_notify(0, "READY=1");
+	notify_status(&app, "running");
+
+	status = control_loop(&app);
+	sd_notify(0, "STOPPING=1");
+
+out_workers:
+	stop_workers(&app);
+	if (app.reload.running)
+		pthread_join(app.reload.thread, NULL);
+	log_stats(&app);
+out_source:
+	if (source_open)
+		app.source.ops->close(&app.source);
+out_cache:
+	cache_destroy(&app.sc.cache);
+out:
+	engine_holder_destroy(&app.sc.engines);
+	if (app.sc.stop_fd >= 0)
+		close(app.sc.stop_fd);
+	if (app.sc.failed_fd >= 0)
+		close(app.sc.failed_fd);
+	if (app.reload.done_fd >= 0)
+		close(app.reload.done_fd);
+	if (app.sig_fd >= 0)
+		close(app.sig_fd);
+	if (app.timer_fd >= 0)
+		close(app.timer_fd);
+	config_free(&app.cfg);
+	return status;
+}

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Event sources: where open events come from and where verdicts go.  Two
+ * implementations: DazukoFS groups (source_dazukofs.c) and fanotify
+ * permission events (source_fanotify.c).  The scanning core (worker.c)
+ * only sees this interface.
+ */
+#ifndef SCANNER_SOURCE_H
+#define SCANNER_SOURCE_H
+
+#include <limits.h>
+#include <sys/types.h>
+
+#include "config.h"
+
+struct source;
+struct source_worker;
+
+struct source_event {
+	int fd;			/* read-only fd of the opened file */
+	pid_t pid;		/* the opener */
+	enum verdict verdict;	/* set before source_answer() */
+	unsigned long id;	/* the source's own */
+	void *priv;		/* the source's own */
+};
+
+struct source_ops {
+	const char *name;
+	/* Per worker thread: its handle (a device open, say). */
+	struct source_worker *(*worker_open)(struct source *src, char *err,
+					     size_t errlen);
+	/*
+	 * Wait for the next event or for stop_fd to be readable.
+	 * 1: an event, 0: stop, -1: error (message in err).
+	 */
+	int (*next)(struct source_worker *w, int stop_fd, struct source_event *ev,
+		    char *err, size_t errlen);
+	/* The file's path, for filters and logs; -1 if unknown. */
+	int (*path)(struct source_worker *w, const struct source_event *ev,
+		    char *buf, size_t size);
+	/* Give ev->verdict and close ev->fd. -1 with a message on failure. */
+	int (*answer)(struct source_worker *w, struct source_event *ev, char *err,
+		      size_t errlen);
+	void (*worker_close)(struct source_worker *w);
+	/* Remove what source_*_open() set up (the group, the marks). */
+	void (*close)(struct source *src);
+};
+
+struct source {
+	const struct source_ops *ops;
+	const struct config *cfg;
+	void *priv;
+};
+
+/* Set up the source cfg names. -1 with a message in err. */
+int source_dazukofs_open(struct source *src, const struct config *cfg,
+			 char *err, size_t errlen);
+int source_fanotify_open(struct source *src, const struct config *cfg,
+			 char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Events from a DazukoFS group, through libdazukofs.  Opening the source
+ * turns the ignore exemption on (our own reads make no events) and creates
+ * the group (or takes over one a crashed run left behind); closing it
+ * removes the group.  Each worker holds its own handle on the group device.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <dazukofs.h>
+
+#include "log.h"
+#include "source.h"
+
+struct source_worker {
+	struct source *src;
+	dazukofs_handle_t h;
+	struct dazukofs_access acc;
+};
+
+static void group_config(const struct config *cfg,
+			 struct dazukofs_group_config *gc)
+{
+	gc->track = cfg->track;
+	gc->timeout_ms = cfg->timeout_ms;
+	gc->timeout_action = cfg->timeout_action == VERDICT_DENY ? DAZUKOFS_DENY :
+								    DAZUKOFS_ALLOW;
+}
+
+static struct source_worker *dz_worker_open(struct source *src, char *err,
+					    size_t errlen)
+{
+	struct source_worker *w = calloc(1, sizeof(*w));
+
+	if (!w) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	w->src = src;
+	w->h = dazukofs_open(src->cfg->group, DAZUKOFS_NONBLOCK);
+	if (!w->h) {
+		snprintf(err, errlen, "%s", dazukofs_strerror());
+		free(w);
+		return NULL;
+	}
+	return w;
+}
+
+static int dz_next(struct source_worker *w, int stop_fd, struct source_event *ev,
+		   char *err, size_t errlen)
+{
+	struct pollfd pfd[2] = {
+		{ .fd = dazukofs_get_fd(w->h), .events = POLLIN },
+		{ .fd = stop_fd, .events = POLLIN },
+	};
+
+	for (;;) {
+		if (poll(pfd, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			snprintf(err, errlen, "poll: %s", strerror(errno));
+			return -1;
+		}
+		if (pfd[1].revents)
+			return 0;
+		if (pfd[0].revents & (POLLERR | POLLNVAL)) {
+			snprintf(err, errlen, "group device of '%s': poll error",
+				 w->src->cfg->group);
+			return -1;
+		}
+		if (!(pfd[0].revents & POLLIN))
+			continue;
+		if (dazukofs_get_access(w->h, &w->acc)) {
+			if (errno == EAGAIN || errno == EINTR)
+				continue;	/* another worker took it */
+			snprintf(err, errlen, "%s", dazukofs_strerror());
+			return -1;
+		}
+		ev->fd = w->acc.fd;
+		ev->pid = w->acc.pid;
+		ev->id = w->acc.id;
+		ev->verdict = VERDICT_ALLOW;
+		return 1;
+	}
+}
+
+static int dz_path(struct source_worker *w, const struct source_event *ev,
+		   char *buf, size_t size)
+{
+	(void)ev;
+	return dazukofs_get_filename(&w->acc, buf, size) < 0 ? -1 : 0;
+}
+
+static int dz_answer(struct source_worker *w, struct source_event *ev, char *err,
+		     size_t errlen)
+{
+	w->acc.deny = ev->verdict == VERDICT_DENY ? DAZUKOFS_DENY : DAZUKOFS_ALLOW;
+	if (dazukofs_return_access(w->h, &w->acc)) {
+		snprintf(err, errlen, "%s", dazukofs_strerror());
+		return -1;
+	}
+	ev->fd = -1;
+	return 0;
+}
+
+static void dz_worker_close(struct source_worker *w)
+{
+	if (w->h && dazukofs_close(w->h))
+		log_warning("%s", dazukofs_strerror());
+	free(w);
+}
+
+static void dz_close(struct source *src)
+{
+	if (dazukofs_group_delete(src->cfg->group))
+		log_warning("%s", dazukofs_strerror());
+	else
+		log_info("group '%s' removed", src->cfg->group);
+	dazukofs_ignore_off();
+}
+
+static const struct source_ops dazukofs_ops = {
+	.name = "dazukofs",
+	.worker_open = dz_worker_open,
+	.next = dz_next,
+	.path = dz_path,
+	.answer = dz_answer,
+	.worker_close = dz_worker_close,
+	.close = dz_close,
+};
+
+int source_dazukofs_open(struct source *src, const struct config *cfg,
+			 char *err, size_t errlen)
+{
+	struct dazukofs_group_config gc;
+	struct dazukofs_group_info info;
+
+	src->ops = &dazukofs_ops;
+	src->cfg = cfg;
+	if (dazukofs_ignore_on()) {
+		snprintf(err, errlen, "%s", dazukofs_strerror());
+		return -1;
+	}
+	group_config(cfg, &gc);
+	if (!dazukofs_group_create(cfg->group, &gc)) {
+		log_info("group '%s' created (track=%d timeout_ms=%u timeout_action=%s)",
+			 cfg->group, gc.track, gc.timeout_ms,
+			 gc.timeout_action == DAZUKOFS_DENY ? "deny" : "allow");
+		return 0;
+	}
+	if (errno != EEXIST)
+		goto fail;
+	/* Left behind by a run that did not stop cleanly: take it over. */
+	if (dazukofs_group_info(cfg->group, &info))
+		goto fail;
+	if (info.config.track == gc.track && info.config.timeout_ms == gc.timeout_ms &&
+	    info.config.timeout_action == gc.timeout_action) {
+		log_notice("group '%s' exists already; serving it", cfg->group);
+		return 0;
+	}
+	log_notice("group '%s' exists with other settings; recreating it", cfg->group);
+	if (dazukofs_group_delete(cfg->group) || dazukofs_group_create(cfg->group, &gc))
+		goto fail;
+	return 0;
+fail:
+	snprintf(err, errlen, "%s", dazukofs_strerror());
+	dazukofs_ignore_off();
+	return -1;
+}

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The scanner's counters (see stats.h). */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "stats.h"
+
+void stats_init(struct stats *s)
+{
+	atomic_uint_fast64_t *c = &s->events;
+
+	for (size_t i = 0; i < sizeof(*s) / sizeof(*c); i++)
+		atomic_init(&c[i], 0);
+}
+
+void stats_add_latency(struct stats *s, uint64_t us)
+{
+	uint_fast64_t max = atomic_load(&s->latency_us_max);
+
+	atomic_fetch_add(&s->latency_us_sum, us);
+	while (us > max && !atomic_compare_exchange_weak(&s->latency_us_max, &max, us))
+		;
+}
+
+void stats_snapshot(struct stats *s, struct stats_snapshot *out)
+{
+	atomic_uint_fast64_t *c = &s->events;
+	uint64_t *o = &out->events;
+
+	for (size_t i = 0; i < sizeof(*out) / sizeof(*o); i++)
+		o[i] = atomic_load(&c[i]);
+}
+
+void stats_format(const struct stats_snapshot *s, char *buf, size_t len)
+{
+	uint64_t avg = s->scanned ? s->latency_us_sum / s->scanned : 0;
+
+	snprintf(buf, len,
+		 "events=%" PRIu64 " scanned=%" PRIu64 " infected=%" PRIu64
+		 " denied=%" PRIu64 " errors=%" PRIu64 " cache_hits=%" PRIu64
+		 " too_big=%" PRIu64 " filtered=%" PRIu64 " bytes=%" PRIu64
+		 " latency_avg_us=%" PRIu64 " latency_max_us=%" PRIu64
+		 " reloads=%" PRIu64 " reload_failures=%" PRIu64,
+		 s->events, s->scanned, s->infected, s->denied, s->errors,
+		 s->cache_hits, s->skipped_size, s->skipped_filter, s->bytes, avg,
+		 s->latency_us_max, s->reloads, s->reload_failures);
+}

@@ -1,0 +1,216 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# dazukofsctl on the host, against a fake configfs/sysfs tree (DAZUKOFS_*
+# environment overrides): every command, --help, bad input -> exit status
+# and message.   cli-test.sh DAZUKOFSCTL
+set -u
+CTL=${1:?usage: cli-test.sh DAZUKOFSCTL}
+T=$(mktemp -d "${TMPDIR:-/tmp}/dzctl-XXXXXX")
+trap 'rm -rf "$T"' EXIT
+fails=0
+n=0
+
+export DAZUKOFS_CONFIGFS=$T/config/dazukofs DAZUKOFS_SYSFS=$T/sys/dazukofs
+export DAZUKOFS_MODULE=$T/module/dazukofs DAZUKOFS_MOUNTINFO=$T/mountinfo
+export DAZUKOFS_DEV=$T/dev/dazukofs.
+mkdir -p "$DAZUKOFS_CONFIGFS" "$DAZUKOFS_SYSFS/groups" "$DAZUKOFS_MODULE"
+
+counters() { # DIR BASE
+	mkdir -p "$1/latency"
+	i=0
+	for c in events allowed denied cancelled timeouts waiting in_hand readers \
+	    latency/max_us latency/le_100us latency/le_1ms latency/le_10ms \
+	    latency/le_100ms latency/le_1s latency/gt_1s; do
+		echo $(($2 + i)) >"$1/$c"
+		i=$((i + 1))
+	done
+}
+counters "$DAZUKOFS_SYSFS" 0
+cat >"$DAZUKOFS_MOUNTINFO" <<'MI'
+22 1 0:21 / /sys rw,nosuid - sysfs sysfs rw
+98 1 0:45 / /srv/my\040files rw,relatime shared:1 - dazukofs /srv/my\040files rw
+MI
+
+# run EXPECTED_STATUS ARGS...: output in $T/out, $T/err
+run() {
+	want=$1
+	shift
+	n=$((n + 1))
+	"$CTL" "$@" >"$T/out" 2>"$T/err"
+	got=$?
+	if [ "$got" != "$want" ]; then
+		echo "FAIL: dazukofsctl $*: exit $got, want $want"
+		sed 's/^/  out: /' "$T/out"
+		sed 's/^/  err: /' "$T/err"
+		fails=$((fails + 1))
+	fi
+}
+# expect FILE PATTERN (grep -E)
+expect() {
+	if ! grep -qE -- "$2" "$T/$1"; then
+		echo "FAIL (test $n): $1 lacks /$2/:"
+		sed 's/^/  | /' "$T/$1"
+		fails=$((fails + 1))
+	fi
+}
+# one line on stderr, with the prefix
+oneline() {
+	if [ "$(wc -l <"$T/err")" != 1 ] || ! grep -q '^dazukofsctl: ' "$T/err"; then
+		echo "FAIL (test $n): stderr is not one 'dazukofsctl: ' line:"
+		sed 's/^/  | /' "$T/err"
+		fails=$((fails + 1))
+	fi
+}
+empty() {
+	if [ -s "$T/$1" ]; then
+		echo "FAIL (test $n): $1 not empty:"
+		sed 's/^/  | /' "$T/$1"
+		fails=$((fails + 1))
+	fi
+}
+
+# --help everywhere: exit 0, usage on stdout, nothing on stderr
+for args in "--help" "-h" "help" "group --help" "group add --help" \
+    "group del --help" "group list --help" "group show --help" \
+    "stats --help" "status --help"; do
+	run 0 $args
+	expect out '^Usage: dazukofsctl'
+	empty err
+done
+run 0 --version
+expect out '^dazukofsctl [0-9]'
+
+# usage errors: exit 2, one line
+run 2;				expect err '^Usage:'
+run 2 frobnicate;		oneline; expect err "unknown command 'frobnicate'"
+run 2 group;			oneline
+run 2 group frob;		oneline; expect err "unknown subcommand 'frob'"
+run 2 group add;		oneline; expect err 'which group'
+run 2 group add 'bad name';	oneline; expect err "invalid group name 'bad name'"
+run 2 group add a/b;		oneline; expect err "invalid group name"
+run 2 group add $(printf 'x%.0s' $(seq 65)); oneline
+run 2 group add g --timeout;	oneline; expect err 'needs a value'
+run 2 group add g --timeout abc; oneline; expect err "'abc' is not a number"
+run 2 group add g --timeout 86400001; oneline
+run 2 group add g --timeout -1;	oneline
+run 2 group add g --on-timeout maybe; oneline; expect err 'allow or deny'
+run 2 group add g --frob;	oneline; expect err "unknown option '--frob'"
+run 2 group add g h;		oneline
+run 2 group del;		oneline
+run 2 group show 'x y';		oneline
+run 2 group list extra;		oneline
+run 2 stats --watch 0;		oneline
+run 2 stats --count 2;		oneline; expect err 'goes with --watch'
+run 2 stats --frob;		oneline
+run 2 stats a b;		oneline
+run 2 status --interval x;	oneline
+run 2 status extra;		oneline
+[ -z "$(ls "$DAZUKOFS_CONFIGFS")" ] || { echo "FAIL: usage errors made groups"; fails=$((fails + 1)); }
+
+# group add: the settings are written
+run 0 group add scan-1 --track --timeout 2500 --on-timeout deny
+empty out; empty err
+[ "$(cat "$DAZUKOFS_CONFIGFS/scan-1/track")" = 1 ] &&
+[ "$(cat "$DAZUKOFS_CONFIGFS/scan-1/timeout_ms")" = 2500 ] &&
+[ "$(cat "$DAZUKOFS_CONFIGFS/scan-1/timeout_action")" = deny ] ||
+	{ echo "FAIL: group add settings"; fails=$((fails + 1)); }
+run 0 group add plain --timeout=10 --on-timeout=allow
+[ "$(cat "$DAZUKOFS_CONFIGFS/plain/timeout_ms")" = 10 ] ||
+	{ echo "FAIL: --timeout="; fails=$((fails + 1)); }
+run 1 group add scan-1;		oneline; expect err "group 'scan-1' already exists"
+# the fake needs what the module would add: ids and sysfs directories
+echo 0 >"$DAZUKOFS_CONFIGFS/scan-1/id"
+echo 1 >"$DAZUKOFS_CONFIGFS/plain/id"
+for g in scan-1 plain; do
+	counters "$DAZUKOFS_SYSFS/groups/$g" 0
+	echo 1 >"$DAZUKOFS_SYSFS/groups/$g/active"
+	for c in waiting readers timeouts; do echo 0 >"$DAZUKOFS_SYSFS/groups/$g/$c"; done
+done
+
+run 0 group list
+expect out '^NAME +ID +TRACK +TIMEOUT_MS +ON_TIMEOUT'
+expect out '^plain +1 +no +10 +allow'
+expect out '^scan-1 +0 +yes +2500 +deny'
+run 0 group show scan-1
+expect out '^name: +scan-1'
+expect out '^device: +.*/dev/dazukofs\.0$'
+expect out '^timeout: +2500 ms, then deny'
+expect out '^readers: +0'
+expect out '^events: +0 \(allowed 1, denied 2, cancelled 3, timeouts 0\)'
+run 1 group show nope;		oneline; expect err "no such group 'nope'"
+
+# stats
+counters "$DAZUKOFS_SYSFS" 100
+run 0 stats
+expect out '^GROUP +EVENTS +ALLOWED'
+expect out '^\(total\) +100 +101 +102 +103 +104 +105 +106 +107 +-'
+expect out '^scan-1 +0 +1 +2 '
+expect out '^LATENCY'
+run 0 stats scan-1 --json
+expect out '^\{"group":"scan-1","counters":\{"events":0,"allowed":1,.*"active":true,"latency":\{"max_us":8,'
+run 0 stats --json
+expect out '^\{"total":\{"events":100,.*"groups":\{"plain":\{.*\},"scan-1":\{.*\}\}\}$'
+if command -v python3 >/dev/null; then
+	python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$T/out" ||
+		{ echo "FAIL: stats --json is not JSON"; fails=$((fails + 1)); }
+fi
+run 0 stats --json --watch 1 --count 2
+[ "$(grep -c '^{"total"' "$T/out")" = 2 ] || { echo "FAIL: --watch --count 2 --json"; fails=$((fails + 1)); }
+run 0 stats scan-1 --watch 1 --count 2
+[ "$(grep -c '^dazukofs counters at ' "$T/out")" = 2 ] || { echo "FAIL: --watch --count 2"; fails=$((fails + 1)); }
+run 1 stats nope;		oneline; expect err "no such group 'nope'"
+run 2 stats 'bad!';		oneline
+
+# status: all well
+run 0 status --interval 0
+expect out '^module: loaded'
+expect out '^  /srv/my files \(over /srv/my files\)'
+expect out '^  scan-1 +id=0 readers=0 active'
+expect out '^status: ok'
+# a group with opens waiting and no reader; a tracked group inactive
+echo 3 >"$DAZUKOFS_SYSFS/groups/plain/waiting"
+echo 0 >"$DAZUKOFS_SYSFS/groups/scan-1/active"
+echo 2 >"$DAZUKOFS_SYSFS/groups/scan-1/timeouts"
+run 1 status --interval 0
+expect out "^problem: group 'plain' has 3 open\(s\) waiting and no reader"
+expect out "^problem: tracked group 'scan-1' is inactive"
+expect out "^note: group 'scan-1' has had 2 verdict timeout"
+expect out '^status: 2 problem'
+# timeouts rising between the two samples
+echo 0 >"$DAZUKOFS_SYSFS/groups/plain/waiting"
+echo 1 >"$DAZUKOFS_SYSFS/groups/scan-1/active"
+( sleep 0.3; echo 5 >"$DAZUKOFS_SYSFS/groups/scan-1/timeouts" ) &
+run 1 status --interval 1500
+wait
+expect out "^problem: group 'scan-1': 3 verdict timeout\(s\) in the last 1500 ms \(5 in all\)"
+
+# group del
+rm -f "$DAZUKOFS_CONFIGFS"/plain/*	# configfs would do this itself
+run 0 group del plain;		empty err
+run 1 group del plain;		oneline; expect err "no such group 'plain'"
+
+# permission denied (not as root: root ignores the mode bits)
+if [ "$(id -u)" != 0 ]; then
+	chmod 555 "$DAZUKOFS_CONFIGFS"
+	run 3 group add x;	oneline; expect err 'permission denied'
+	chmod 755 "$DAZUKOFS_CONFIGFS"
+fi
+
+# environment: configfs not mounted, module not loaded
+mv "$DAZUKOFS_CONFIGFS" "$T/config/away"
+for args in "group list" "group add x" "group show scan-1" "stats"; do
+	run 3 $args;		oneline; expect err 'configfs is not mounted'
+done
+run 3 status --interval 0;	oneline; expect err 'configfs is not mounted'
+mv "$T/config/away" "$DAZUKOFS_CONFIGFS"
+DAZUKOFS_MODULE=$T/none DAZUKOFS_SYSFS=$T/none DAZUKOFS_CONFIGFS=$T/none run 3 group list
+oneline; expect err 'the dazukofs module is not loaded'
+DAZUKOFS_MODULE=$T/none DAZUKOFS_SYSFS=$T/none DAZUKOFS_CONFIGFS=$T/none run 3 status
+oneline; expect out '^module: not loaded'
+DAZUKOFS_MODULE=$T/none DAZUKOFS_SYSFS=$T/none DAZUKOFS_CONFIGFS=$T/none run 3 stats
+oneline
+DAZUKOFS_MOUNTINFO=$T/none run 3 status --interval 0
+oneline; expect err 'cannot read the mounts'
+
+echo "cli-test: $n runs, $fails failure(s)"
+[ "$fails" = 0 ]

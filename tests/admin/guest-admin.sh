@@ -1,0 +1,117 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Guest script (root, in the VM): dazukofsctl against the real module.
+set -u
+CTL=${DAZUKOFS_BUILD:?}/admin/dazukofsctl
+KO=${DAZUKOFS_KO:?}
+L=/mnt/adm-lower
+M=/mnt/adm
+T=/tmp/adm
+mkdir -p "$T"
+fails=0
+n=0
+echo "guest-admin: kernel $(uname -r)"
+[ -x "$CTL" ] || { echo "guest-admin: $CTL missing" >&2; exit 1; }
+
+run() {
+	want=$1
+	shift
+	n=$((n + 1))
+	"$CTL" "$@" >"$T/out" 2>"$T/err"
+	got=$?
+	echo "\$ dazukofsctl $* -> $got"
+	sed 's/^/  | /' "$T/out" "$T/err"
+	if [ "$got" != "$want" ]; then
+		echo "FAIL: exit $got, want $want"
+		fails=$((fails + 1))
+	fi
+}
+expect() {
+	grep -qE -- "$2" "$T/$1" || { echo "FAIL (run $n): $1 lacks /$2/"; fails=$((fails + 1)); }
+}
+check() { # DESCRIPTION ACTUAL WANT
+	[ "$2" = "$3" ] || { echo "FAIL: $1 is '$2', want '$3'"; fails=$((fails + 1)); }
+}
+
+# before the module is loaded
+modprobe configfs
+grep -q ' /sys/kernel/config configfs ' /proc/mounts ||
+	mount -t configfs configfs /sys/kernel/config || exit 1
+run 3 status
+expect out '^module: not loaded'
+expect err '^dazukofsctl: the dazukofs module is not loaded'
+run 3 group list
+expect err '^dazukofsctl: the dazukofs module is not loaded'
+
+deps=$(modinfo -F depends "$KO" | tr ',' ' ')
+modprobe -a $deps
+insmod "$KO" || { echo "guest-admin: insmod failed" >&2; exit 1; }
+mkdir -p "$L" "$M"
+mount -t tmpfs -o size=16m adm-lower "$L" || exit 1
+mount -t dazukofs "$L" "$M" || { echo "guest-admin: mount failed" >&2; exit 1; }
+echo data >"$L/f"
+
+run 0 status --interval 0
+expect out "^  $M \\(over "
+expect out '^groups: none'
+expect out '^status: ok'
+
+run 0 group add trk --track --timeout 3000 --on-timeout deny
+C=/sys/kernel/config/dazukofs
+check "trk/track" "$(cat $C/trk/track)" 1
+check "trk/timeout_ms" "$(cat $C/trk/timeout_ms)" 3000
+check "trk/timeout_action" "$(cat $C/trk/timeout_action)" deny
+run 1 group add trk
+expect err "^dazukofsctl: group 'trk' already exists$"
+run 2 group add 'no way'
+run 2 group add x --timeout 86400001
+run 0 group list
+expect out "^trk +$(cat $C/trk/id) +yes +3000 +deny"
+run 0 group show trk
+expect out '^active: +no'
+run 1 status --interval 0
+expect out "^problem: tracked group 'trk' is inactive"
+run 0 group del trk
+run 1 group del trk
+expect err "^dazukofsctl: no such group 'trk'$"
+run 1 group show trk
+run 1 stats trk
+
+# a group without reader: opens wait, then time out (allowed)
+run 0 group add slow --timeout 1500
+cat "$M/f" >/dev/null &
+opener=$!
+sleep 0.5
+run 1 status --interval 0
+expect out "^problem: group 'slow' has 1 open\\(s\\) waiting and no reader"
+wait $opener || { echo "FAIL: the open was not allowed after the timeout"; fails=$((fails + 1)); }
+run 0 stats slow --json
+expect out '"events":1,.*"timeouts":1,'
+run 0 status --interval 0
+expect out "^note: group 'slow' has had 1 verdict timeout"
+# timeouts rising while status samples
+( sleep 0.2; cat "$M/f" >/dev/null ) &
+opener=$!
+run 1 status --interval 3000
+expect out "^problem: group 'slow': 1 verdict timeout\\(s\\) in the last 3000 ms \\(2 in all\\)"
+wait $opener
+
+run 0 stats
+expect out '^slow +2 +0 +0 +0 +2 +0 +0 +0 +yes'
+run 0 stats --json --watch 1 --count 2
+check "--watch --count 2 lines" "$(grep -c '^{"total"' "$T/out")" 2
+if command -v python3 >/dev/null; then
+	head -1 "$T/out" | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["groups"]["slow"]["timeouts"] == 2' ||
+		{ echo "FAIL: stats --json"; fails=$((fails + 1)); }
+fi
+check "sysfs readers" "$(cat /sys/fs/dazukofs/groups/slow/readers)" 0
+run 0 group del slow
+run 0 status --interval 0
+expect out '^status: ok'
+
+umount "$M" || { echo "FAIL: umount"; fails=$((fails + 1)); }
+umount "$L"
+rmmod dazukofs || { echo "FAIL: rmmod"; fails=$((fails + 1)); }
+echo "guest-admin: $n runs, $fails failure(s)"
+[ "$fails" = 0 ] && echo "guest-admin: PASS" || echo "guest-admin: FAIL"
+[ "$fails" = 0 ]

@@ -1,0 +1,454 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * libdazukofs unit tests on the host, against fakes (fake.c): a temporary
+ * directory as configfs and sysfs, FIFOs as the group devices.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "dazukofs.h"
+#include "fake.h"
+
+static int setup(void **state)
+{
+	struct fake *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return -1;
+	fake_setup(f);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	fake_teardown(*state);
+	free(*state);
+	return 0;
+}
+
+static void assert_msg(const char *want)
+{
+	const char *msg = dazukofs_strerror();
+
+	if (!strstr(msg, want))
+		fail_msg("message '%s' lacks '%s'", msg, want);
+}
+
+static void test_create(void **state)
+{
+	struct fake *f = *state;
+	struct dazukofs_group_config cfg = { 1, 500, DAZUKOFS_DENY };
+
+	assert_int_equal(dazukofs_group_create("scan_1", &cfg), 0);
+	assert_string_equal(fake_read(f->configfs, "scan_1/track"), "1");
+	assert_string_equal(fake_read(f->configfs, "scan_1/timeout_ms"), "500");
+	assert_string_equal(fake_read(f->configfs, "scan_1/timeout_action"), "deny");
+
+	assert_int_equal(dazukofs_group_create("dflt", NULL), 0);
+	assert_string_equal(fake_read(f->configfs, "dflt/track"), "0");
+	assert_string_equal(fake_read(f->configfs, "dflt/timeout_ms"), "0");
+	assert_string_equal(fake_read(f->configfs, "dflt/timeout_action"), "allow");
+}
+
+static void test_create_exists(void **state)
+{
+	struct fake *f = *state;
+	char want[512];
+
+	assert_int_equal(dazukofs_group_create("x", NULL), 0);
+	errno = 0;
+	assert_int_equal(dazukofs_group_create("x", NULL), -1);
+	assert_int_equal(errno, EEXIST);
+	snprintf(want, sizeof(want),
+		 "cannot create group 'x': mkdir %s/x: File exists", f->configfs);
+	assert_string_equal(dazukofs_strerror(), want);
+}
+
+static void test_create_bad(void **state)
+{
+	struct fake *f = *state;
+	struct dazukofs_group_config cfg = { 0, 86400001, DAZUKOFS_ALLOW };
+	char name[70];
+	struct stat st;
+	char path[512];
+
+	assert_int_equal(dazukofs_group_create("a b", NULL), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_msg("cannot create group 'a b': invalid name");
+	assert_int_equal(dazukofs_group_create("", NULL), -1);
+	assert_int_equal(errno, EINVAL);
+	memset(name, 'n', 65);
+	name[65] = '\0';
+	assert_int_equal(dazukofs_group_create(name, NULL), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(dazukofs_group_create("../etc", NULL), -1);
+	assert_int_equal(errno, EINVAL);
+	name[64] = '\0';	/* 64 is fine */
+	assert_int_equal(dazukofs_group_create(name, NULL), 0);
+
+	assert_int_equal(dazukofs_group_create("late", &cfg), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_msg("more than a day");
+	cfg.timeout_ms = 86400000;
+	cfg.timeout_action = 7;
+	assert_int_equal(dazukofs_group_create("late", &cfg), -1);
+	assert_int_equal(errno, EINVAL);
+	cfg.timeout_action = DAZUKOFS_DENY;
+	cfg.track = 2;
+	assert_int_equal(dazukofs_group_create("late", &cfg), -1);
+	snprintf(path, sizeof(path), "%s/late", f->configfs);
+	assert_int_equal(stat(path, &st), -1);	/* nothing left behind */
+}
+
+static void test_create_root_missing(void **state)
+{
+	struct fake *f = *state;
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/.keep", f->configfs);
+	unlink(path);
+	assert_int_equal(rmdir(f->configfs), 0);
+	assert_int_equal(dazukofs_group_create("g", NULL), -1);
+	assert_int_equal(errno, ENOENT);
+	assert_msg("cannot create group 'g': mkdir ");
+	assert_int_equal(dazukofs_group_list(NULL, 0), -1);
+	assert_int_equal(errno, ENOENT);
+	assert_msg("cannot list groups: opendir ");
+}
+
+static void test_info_list(void **state)
+{
+	struct fake *f = *state;
+	struct dazukofs_group_info infos[2], info;
+
+	fake_group(f, "beta", 1, 1, 250, "deny", 0);
+	fake_group(f, "alpha", 0, 0, 0, "allow", 0);
+	fake_group(f, "gamma", 2, 0, 9, "allow", 0);
+
+	assert_int_equal(dazukofs_group_info("beta", &info), 0);
+	assert_string_equal(info.name, "beta");
+	assert_int_equal(info.id, 1);
+	assert_int_equal(info.config.track, 1);
+	assert_int_equal(info.config.timeout_ms, 250);
+	assert_int_equal(info.config.timeout_action, DAZUKOFS_DENY);
+
+	assert_int_equal(dazukofs_group_list(infos, 2), 3);
+	assert_string_equal(infos[0].name, "alpha");
+	assert_string_equal(infos[1].name, "beta");
+	assert_int_equal(infos[1].config.timeout_ms, 250);
+	assert_int_equal(dazukofs_group_list(NULL, 0), 3);
+}
+
+static void test_info_errors(void **state)
+{
+	struct fake *f = *state;
+	struct dazukofs_group_info info;
+
+	assert_int_equal(dazukofs_group_info("nope", &info), -1);
+	assert_int_equal(errno, ENOENT);
+	assert_msg("cannot read group 'nope': no such group");
+	fake_group(f, "odd", 0, 0, 0, "maybe", 0);
+	assert_int_equal(dazukofs_group_info("odd", &info), -1);
+	assert_int_equal(errno, EIO);
+	assert_msg("holds 'maybe', not allow or deny");
+	fake_write(f->configfs, "odd/timeout_action", "allow\n");
+	fake_write(f->configfs, "odd/id", "x1\n");
+	assert_int_equal(dazukofs_group_info("odd", &info), -1);
+	assert_int_equal(errno, EIO);
+	assert_msg("not a number");
+	assert_int_equal(dazukofs_group_list(NULL, 0), -1);
+}
+
+static void test_delete(void **state)
+{
+	struct fake *f = *state;
+	char path[512];
+	const char *attrs[] = { "track", "timeout_ms", "timeout_action" };
+	size_t i;
+
+	assert_int_equal(dazukofs_group_create("gone", NULL), 0);
+	/* configfs removes the attributes with the directory; the fake can't */
+	for (i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s/gone/%s", f->configfs, attrs[i]);
+		assert_int_equal(unlink(path), 0);
+	}
+	assert_int_equal(dazukofs_group_delete("gone"), 0);
+	assert_int_equal(dazukofs_group_delete("gone"), -1);
+	assert_int_equal(errno, ENOENT);
+	assert_msg("cannot delete group 'gone': rmdir ");
+	assert_msg("No such file or directory");
+	assert_int_equal(dazukofs_group_delete("a/b"), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(dazukofs_group_delete(NULL), -1);
+	assert_int_equal(errno, EINVAL);
+}
+
+static void test_stats(void **state)
+{
+	struct fake *f = *state;
+	struct dazukofs_stats s;
+
+	fake_counters(f, NULL, 100);
+	assert_int_equal(dazukofs_get_stats(NULL, &s), 0);
+	assert_int_equal(s.events, 100);
+	assert_int_equal(s.allowed, 101);
+	assert_int_equal(s.denied, 102);
+	assert_int_equal(s.cancelled, 103);
+	assert_int_equal(s.timeouts, 104);
+	assert_int_equal(s.waiting, 105);
+	assert_int_equal(s.in_hand, 106);
+	assert_int_equal(s.readers, 107);
+	assert_int_equal(s.latency_max_us, 108);
+	assert_int_equal(s.latency_le_100us, 109);
+	assert_int_equal(s.latency_gt_1s, 114);
+	assert_int_equal(s.active, 1);
+
+	fake_group(f, "g", 4, 1, 0, "allow", 1000);
+	fake_write(f->sysfs, "groups/g/active", "0\n");
+	fake_write(f->sysfs, "groups/g/events", "18446744073709551615\n");
+	assert_int_equal(dazukofs_get_stats("g", &s), 0);
+	assert_true(s.events == UINT64_MAX);
+	assert_int_equal(s.readers, 1007);
+	assert_int_equal(s.active, 0);
+
+	assert_int_equal(dazukofs_get_stats("h", &s), -1);
+	assert_int_equal(errno, ENOENT);
+	assert_msg("cannot read the counters of group 'h': no such group");
+	fake_write(f->sysfs, "groups/g/denied", "-1\n");
+	assert_int_equal(dazukofs_get_stats("g", &s), -1);
+	assert_int_equal(errno, EIO);
+	assert_msg("groups/g/denied holds '-1', not a number");
+	assert_int_equal(dazukofs_get_stats(NULL, NULL), -1);
+	assert_int_equal(errno, EINVAL);
+}
+
+/* A file for the fake events to point at; returns its (dup'ed) fd. */
+static int event_file(struct fake *f, char *path, size_t size)
+{
+	int fd;
+
+	snprintf(path, size, "%s/scanned file", f->root);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	return fd;
+}
+
+static void put_record(int dev, const char *text)
+{
+	assert_int_equal(write(dev, text, strlen(text)), (ssize_t)strlen(text));
+}
+
+static void test_worker(void **state)
+{
+	struct fake *f = *state;
+	struct dazukofs_access acc;
+	char path[512], name[512], rec[64], ans[64];
+	dazukofs_handle_t h;
+	int dev, efd;
+
+	fake_group(f, "w", 3, 0, 0, "allow", 0);
+	dev = fake_device(f, 3);
+	h = dazukofs_open("w", 0);
+	assert_non_null(h);
+	assert_true(dazukofs_get_fd(h) >= 0);
+
+	efd = event_file(f, path, sizeof(path));
+	snprintf(rec, sizeof(rec), "id=77\nfd=%d\npid=1234\n", efd);
+	put_record(dev, rec);
+	assert_int_equal(dazukofs_get_access(h, &acc), 0);
+	assert_int_equal(acc.id, 77);
+	assert_int_equal(acc.fd, efd);
+	assert_int_equal(acc.pid, 1234);
+	assert_int_equal(acc.deny, DAZUKOFS_ALLOW);
+	assert_int_equal(dazukofs_get_filename(&acc, name, sizeof(name)),
+			 (int)strlen(path));
+	assert_string_equal(name, path);
+	assert_int_equal(dazukofs_get_filename(&acc, name, 5), -1);
+	assert_int_equal(errno, ERANGE);
+
+	acc.deny = DAZUKOFS_DENY;
+	assert_int_equal(dazukofs_return_access(h, &acc), 0);
+	assert_int_equal(acc.fd, -1);
+	assert_int_equal(fcntl(efd, F_GETFD), -1);	/* closed */
+	assert_int_equal(errno, EBADF);
+	memset(ans, 0, sizeof(ans));
+	assert_int_equal(read(dev, ans, sizeof(ans) - 1), 10);
+	assert_string_equal(ans, "id=77 r=1\n");
+
+	/* allow, and a large id */
+	efd = event_file(f, path, sizeof(path));
+	snprintf(rec, sizeof(rec), "id=%lu\nfd=%d\npid=1\n", ULONG_MAX, efd);
+	put_record(dev, rec);
+	assert_int_equal(dazukofs_get_access(h, &acc), 0);
+	assert_true(acc.id == ULONG_MAX);
+	assert_int_equal(dazukofs_return_access(h, &acc), 0);
+	memset(ans, 0, sizeof(ans));
+	assert_true(read(dev, ans, sizeof(ans) - 1) > 0);
+	snprintf(rec, sizeof(rec), "id=%lu r=0\n", ULONG_MAX);
+	assert_string_equal(ans, rec);
+
+	assert_int_equal(dazukofs_close(h), 0);
+	close(dev);
+}
+
+static void test_worker_malformed(void **state)
+{
+	struct fake *f = *state;
+	struct dazukofs_access acc;
+	dazukofs_handle_t h;
+	int dev;
+
+	fake_group(f, "m", 0, 0, 0, "allow", 0);
+	dev = fake_device(f, 0);
+	h = dazukofs_open("m", 0);
+	assert_non_null(h);
+	put_record(dev, "id=1\nfd=-3\npid=1\n");
+	assert_int_equal(dazukofs_get_access(h, &acc), -1);
+	assert_int_equal(errno, EPROTO);
+	assert_msg("cannot get an event of group 'm': malformed record from ");
+	assert_int_equal(dazukofs_close(h), 0);
+	close(dev);
+}
+
+static void test_worker_nonblock(void **state)
+{
+	struct fake *f = *state;
+	struct dazukofs_access acc;
+	char path[512], rec[64];
+	struct pollfd pfd;
+	dazukofs_handle_t h;
+	int dev, efd;
+
+	fake_group(f, "nb", 5, 0, 0, "allow", 0);
+	dev = fake_device(f, 5);
+	h = dazukofs_open("nb", DAZUKOFS_NONBLOCK);
+	assert_non_null(h);
+	assert_int_equal(dazukofs_get_access(h, &acc), -1);
+	assert_int_equal(errno, EAGAIN);
+	assert_msg("no event waiting for group 'nb'");
+	pfd.fd = dazukofs_get_fd(h);
+	pfd.events = POLLIN;
+	assert_int_equal(poll(&pfd, 1, 0), 0);
+
+	efd = event_file(f, path, sizeof(path));
+	snprintf(rec, sizeof(rec), "id=2\nfd=%d\npid=9\n", efd);
+	put_record(dev, rec);
+	assert_int_equal(poll(&pfd, 1, 1000), 1);
+	assert_true(pfd.revents & POLLIN);
+	assert_int_equal(dazukofs_get_access(h, &acc), 0);
+	assert_int_equal(acc.id, 2);
+	assert_int_equal(dazukofs_return_access(h, &acc), 0);
+	assert_int_equal(dazukofs_close(h), 0);
+	close(dev);
+}
+
+static void test_open_errors(void **state)
+{
+	struct fake *f = *state;
+	char want[600];
+
+	assert_null(dazukofs_open("none", 0));
+	assert_int_equal(errno, ENOENT);
+	assert_msg("cannot open group 'none': no such group");
+	fake_group(f, "nodev", 9, 0, 0, "allow", 0);
+	assert_null(dazukofs_open("nodev", 0));
+	assert_int_equal(errno, ENOENT);
+	snprintf(want, sizeof(want),
+		 "cannot open group 'nodev': open %s9: No such file or directory",
+		 f->dev_prefix);
+	assert_string_equal(dazukofs_strerror(), want);
+	assert_null(dazukofs_open("nodev", 4));
+	assert_int_equal(errno, EINVAL);
+	assert_null(dazukofs_open("bad name", 0));
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(dazukofs_close(NULL), 0);
+	assert_int_equal(dazukofs_get_fd(NULL), -1);
+}
+
+static void test_ignore(void **state)
+{
+	struct fake *f = *state;
+
+	assert_int_equal(dazukofs_ignore_on(), -1);
+	assert_int_equal(errno, ENOENT);
+	assert_msg("cannot turn ignore on: open ");
+	fake_write(f->root, "dev/dazukofs.ign", "");
+	assert_int_equal(dazukofs_ignore_on(), 0);
+	assert_int_equal(dazukofs_ignore_on(), 0);	/* already on */
+	assert_int_equal(dazukofs_ignore_off(), 0);
+	assert_int_equal(dazukofs_ignore_off(), 0);	/* already off */
+}
+
+static void *fail_in_thread(void *arg)
+{
+	(void)arg;
+	if (dazukofs_group_info("other_thread", &(struct dazukofs_group_info){ 0 }) != -1)
+		return (void *)1;
+	return strstr(dazukofs_strerror(), "other_thread") ? NULL : (void *)1;
+}
+
+static void test_strerror_per_thread(void **state)
+{
+	pthread_t t;
+	void *ret;
+
+	(void)state;
+	assert_int_equal(dazukofs_group_delete("main_thread"), -1);
+	assert_int_equal(pthread_create(&t, NULL, fail_in_thread, NULL), 0);
+	assert_int_equal(pthread_join(t, &ret), 0);
+	assert_null(ret);
+	assert_msg("main_thread");
+}
+
+static void test_paths_too_long(void **state)
+{
+	static char longp[5000];
+	struct dazukofs_paths p = { 0 };
+
+	(void)state;
+	memset(longp, 'a', sizeof(longp) - 1);
+	longp[0] = '/';
+	p.configfs = longp;
+	dazukofs_set_paths(&p);
+	assert_int_equal(dazukofs_group_create("x", NULL), -1);
+	/* the cut path does not exist, or is too long */
+	assert_true(errno == ENAMETOOLONG || errno == ENOENT);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+		T(test_create),
+		T(test_create_exists),
+		T(test_create_bad),
+		T(test_create_root_missing),
+		T(test_info_list),
+		T(test_info_errors),
+		T(test_delete),
+		T(test_stats),
+		T(test_worker),
+		T(test_worker_malformed),
+		T(test_worker_nonblock),
+		T(test_open_errors),
+		T(test_ignore),
+		T(test_strerror_per_thread),
+		T(test_paths_too_long),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

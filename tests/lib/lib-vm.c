@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * libdazukofs against the real module (run in the VM by guest-lib.sh):
+ *   lib-vm LOWER MOUNT
+ * with dazukofs mounted on MOUNT over LOWER.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "dazukofs.h"
+
+static const char *lower, *mnt;
+
+static void mkfile(const char *name)
+{
+	char path[512];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", lower, name);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "data\n", 5), 5);
+	close(fd);
+}
+
+/* A child that opens MOUNT/name; exits 0 on success, 10 on EPERM, else 1. */
+static pid_t opener(const char *name)
+{
+	char path[512];
+	pid_t pid;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", mnt, name);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid)
+		return pid;
+	fd = open(path, O_RDONLY);
+	if (fd >= 0)
+		_exit(0);
+	_exit(errno == EPERM ? 10 : 1);
+}
+
+static int reap(pid_t pid)
+{
+	int st;
+
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	return WEXITSTATUS(st);
+}
+
+static void test_groups(void **state)
+{
+	struct dazukofs_group_config cfg = { 1, 1500, DAZUKOFS_DENY };
+	struct dazukofs_group_info info, infos[8];
+	int n, i, found = 0;
+
+	(void)state;
+	assert_int_equal(dazukofs_group_create("lib_g", &cfg), 0);
+	assert_int_equal(dazukofs_group_info("lib_g", &info), 0);
+	assert_string_equal(info.name, "lib_g");
+	assert_true(info.id >= 0);
+	assert_int_equal(info.config.track, 1);
+	assert_int_equal(info.config.timeout_ms, 1500);
+	assert_int_equal(info.config.timeout_action, DAZUKOFS_DENY);
+	assert_int_equal(dazukofs_group_create("lib_h", NULL), 0);
+	n = dazukofs_group_list(infos, 8);
+	assert_int_equal(n, 2);
+	for (i = 0; i < n; i++)
+		found += !strcmp(infos[i].name, "lib_g") + !strcmp(infos[i].name, "lib_h");
+	assert_int_equal(found, 2);
+
+	assert_int_equal(dazukofs_group_create("lib_g", NULL), -1);
+	assert_int_equal(errno, EEXIST);
+	assert_string_equal(dazukofs_strerror(),
+		"cannot create group 'lib_g': mkdir /sys/kernel/config/dazukofs/lib_g: File exists");
+	assert_int_equal(dazukofs_group_delete("lib_g"), 0);
+	assert_int_equal(dazukofs_group_delete("lib_h"), 0);
+	assert_int_equal(dazukofs_group_info("lib_g", &info), -1);
+	assert_int_equal(errno, ENOENT);
+	assert_int_equal(dazukofs_group_delete("lib_g"), -1);
+	assert_int_equal(errno, ENOENT);
+	assert_int_equal(dazukofs_group_list(NULL, 0), 0);
+}
+
+static void test_deny(void **state)
+{
+	struct dazukofs_stats s, g0, g1;
+	struct dazukofs_access acc;
+	char name[512], want[512];
+	dazukofs_handle_t h;
+	pid_t child;
+
+	(void)state;
+	mkfile("deny-me");
+	assert_int_equal(dazukofs_get_stats(NULL, &g0), 0);
+	assert_int_equal(dazukofs_group_create("lib_w", NULL), 0);
+	h = dazukofs_open("lib_w", 0);
+	assert_non_null(h);
+	assert_int_equal(dazukofs_get_stats("lib_w", &s), 0);
+	assert_int_equal(s.readers, 1);
+	assert_int_equal(s.active, 1);
+
+	child = opener("deny-me");
+	assert_int_equal(dazukofs_get_access(h, &acc), 0);
+	assert_int_equal(acc.pid, child);
+	assert_true(acc.fd >= 0);
+	snprintf(want, sizeof(want), "%s/deny-me", lower);
+	assert_int_equal(dazukofs_get_filename(&acc, name, sizeof(name)),
+			 (int)strlen(want));
+	assert_string_equal(name, want);
+	assert_int_equal(dazukofs_get_stats("lib_w", &s), 0);
+	assert_int_equal(s.in_hand, 1);
+	acc.deny = DAZUKOFS_DENY;
+	assert_int_equal(dazukofs_return_access(h, &acc), 0);
+	assert_int_equal(acc.fd, -1);
+	assert_int_equal(reap(child), 10);	/* EPERM */
+
+	assert_int_equal(dazukofs_get_stats("lib_w", &s), 0);
+	assert_int_equal(s.events, 1);
+	assert_int_equal(s.denied, 1);
+	assert_int_equal(s.allowed, 0);
+	assert_int_equal(s.waiting, 0);
+	assert_int_equal(s.in_hand, 0);
+	assert_int_equal(s.readers, 1);
+	assert_int_equal(dazukofs_get_stats(NULL, &g1), 0);
+	assert_true(g1.events == g0.events + 1);
+	assert_true(g1.denied == g0.denied + 1);
+
+	/* answering again: the event is gone */
+	acc.fd = -1;
+	assert_int_equal(dazukofs_return_access(h, &acc), -1);
+	assert_true(strstr(dazukofs_strerror(), "cannot answer event") != NULL);
+
+	assert_int_equal(dazukofs_close(h), 0);
+	assert_int_equal(dazukofs_get_stats("lib_w", &s), 0);
+	assert_int_equal(s.readers, 0);
+	assert_int_equal(dazukofs_group_delete("lib_w"), 0);
+	assert_int_equal(dazukofs_get_stats("lib_w", &s), -1);
+	assert_int_equal(errno, ENOENT);
+}
+
+static void *open_in_thread(void *arg)
+{
+	char path[512];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", mnt, (const char *)arg);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return (void *)1;
+	close(fd);
+	return NULL;
+}
+
+static void test_ignore_nonblock(void **state)
+{
+	struct dazukofs_access acc;
+	struct dazukofs_stats s;
+	struct pollfd pfd;
+	dazukofs_handle_t h;
+	pthread_t t;
+	void *ret;
+	pid_t child;
+
+	(void)state;
+	mkfile("ign");
+	assert_int_equal(dazukofs_group_create("lib_n", NULL), 0);
+	h = dazukofs_open("lib_n", DAZUKOFS_NONBLOCK);
+	assert_non_null(h);
+	assert_int_equal(dazukofs_get_access(h, &acc), -1);
+	assert_int_equal(errno, EAGAIN);
+	pfd.fd = dazukofs_get_fd(h);
+	pfd.events = POLLIN;
+	assert_int_equal(poll(&pfd, 1, 0), 0);
+
+	/* ignore on: this process's opens make no event */
+	assert_int_equal(dazukofs_ignore_on(), 0);
+	assert_int_equal(pthread_create(&t, NULL, open_in_thread, "ign"), 0);
+	assert_int_equal(pthread_join(t, &ret), 0);
+	assert_null(ret);
+	assert_int_equal(dazukofs_get_stats("lib_n", &s), 0);
+	assert_int_equal(s.events, 0);
+	/* but a child's do: poll wakes up */
+	child = opener("ign");
+	assert_int_equal(poll(&pfd, 1, 20000), 1);
+	assert_true(pfd.revents & POLLIN);
+	assert_int_equal(dazukofs_get_access(h, &acc), 0);
+	assert_int_equal(acc.pid, child);
+	assert_int_equal(dazukofs_return_access(h, &acc), 0);
+	assert_int_equal(reap(child), 0);
+
+	/* ignore off: an open by another thread of ours makes an event */
+	assert_int_equal(dazukofs_ignore_off(), 0);
+	assert_int_equal(pthread_create(&t, NULL, open_in_thread, "ign"), 0);
+	assert_int_equal(poll(&pfd, 1, 20000), 1);
+	assert_int_equal(dazukofs_get_access(h, &acc), 0);
+	assert_int_equal(acc.pid, getpid());
+	assert_int_equal(dazukofs_return_access(h, &acc), 0);
+	assert_int_equal(pthread_join(t, &ret), 0);
+	assert_null(ret);
+	assert_int_equal(dazukofs_get_access(h, &acc), -1);
+	assert_int_equal(errno, EAGAIN);
+
+	assert_int_equal(dazukofs_get_stats("lib_n", &s), 0);
+	assert_int_equal(s.events, 2);
+	assert_int_equal(s.allowed, 2);
+	assert_int_equal(dazukofs_close(h), 0);
+	assert_int_equal(dazukofs_group_delete("lib_n"), 0);
+}
+
+static void test_errors(void **state)
+{
+	(void)state;
+	assert_null(dazukofs_open("lib_none", 0));
+	assert_int_equal(errno, ENOENT);
+	assert_string_equal(dazukofs_strerror(),
+		"cannot open group 'lib_none': no such group (/sys/kernel/config/dazukofs/lib_none does not exist)");
+	assert_int_equal(dazukofs_group_create("bad.name", NULL), -1);
+	assert_int_equal(errno, EINVAL);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_groups),
+		cmocka_unit_test(test_deny),
+		cmocka_unit_test(test_ignore_nonblock),
+		cmocka_unit_test(test_errors),
+	};
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: lib-vm LOWER MOUNT [FILTER]\n");
+		return 2;
+	}
+	lower = argv[1];
+	mnt = argv[2];
+	if (argc > 3)
+		cmocka_set_test_filter(argv[3]);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,82 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# dazuko-clamscan end to end with source=fanotify on this host (root):
+# a tmpfs is mounted, the scanner watches it; a clean file opens, EICAR
+# and the marker get EPERM with a FOUND log line, a clean file changed to
+# infected is caught (cache), SIGHUP with a new signature catches a file
+# that was clean, a failed reload keeps scanning, SIGUSR1 logs statistics,
+# SIGTERM stops with status 0.
+# Usage: fanotify-e2e.sh SCANNER DBDIR
+set -u
+SCANNER=$1
+DB_SRC=$2
+. "$(dirname "$0")/common.sh"
+
+[ "$(id -u)" = 0 ] || fail "needs root (fanotify permission events)"
+W=$(mktemp -d /var/tmp/scanner-fan.XXXXXX)
+M=$W/mnt
+LOG=$W/scanner.log
+PID=
+cleanup() {
+	[ -n "$PID" ] && kill -9 "$PID" 2>/dev/null
+	umount "$M" 2>/dev/null
+	rm -rf "$W"
+}
+trap cleanup EXIT
+mkdir -p "$M" "$W/db"
+cp "$DB_SRC"/* "$W/db/"
+mount -t tmpfs -o size=16m scanner-fan "$M" || fail "mount tmpfs"
+
+echo "clean text" > "$M/clean.txt"
+make_eicar "$M/eicar.com"
+echo "clean until it is changed ................" > "$M/later.txt"
+echo "innocent DAZUKOFS-NEW-SIGNATURE-9d2e here" > "$M/newsig.txt"
+
+t0=$(now_ms)
+"$SCANNER" -f -c /dev/null --source fanotify --fanotify-mount "$M" \
+	--database "$W/db" --workers 2 --log-level debug >"$LOG" 2>&1 &
+PID=$!
+wait_log 60 "$LOG" 'notice: ready:'
+echo "scanner ready in $(( $(now_ms) - t0 )) ms"
+
+expect_allowed "$M/clean.txt"
+expect_denied "$M/eicar.com"
+grep -q "FOUND signature=Dazukofs.Test.EICAR.* path=$M/eicar.com pid=[0-9]* comm=cat" "$LOG" ||
+	fail "no FOUND line for eicar.com"
+pass "FOUND line with path, pid and comm"
+
+# cached, then changed to infected
+expect_allowed "$M/later.txt"
+expect_allowed "$M/later.txt"
+grep -q "later.txt: clean (cached)" "$LOG" || fail "second open was not a cache hit"
+echo "now infected $MARKER ..............." > "$M/later.txt"
+expect_denied "$M/later.txt"
+
+# reload with a new signature
+expect_allowed "$M/newsig.txt"
+printf 'Dazukofs.Test.New:0:*:%s\n' \
+	"$(printf '%s' DAZUKOFS-NEW-SIGNATURE-9d2e | od -An -tx1 | tr -d ' \n')" > "$W/db/new.ndb"
+kill -HUP "$PID"
+wait_log 60 "$LOG" 'reloaded: 3 signatures'
+expect_denied "$M/newsig.txt"
+
+# a broken database: the reload fails, the old engine keeps scanning
+echo "this is not a signature" > "$W/db/broken.ndb"
+kill -HUP "$PID"
+wait_log 60 "$LOG" 'reload failed, keeping the old signatures'
+expect_denied "$M/eicar.com"
+expect_allowed "$M/clean.txt"
+rm "$W/db/broken.ndb"
+
+kill -USR1 "$PID"
+wait_log 10 "$LOG" 'statistics: .*infected=[1-9]'
+pass "SIGUSR1 statistics: $(grep 'statistics:' "$LOG" | tail -1 | sed 's/.*statistics: //')"
+
+kill -TERM "$PID"
+wait "$PID"
+rc=$?
+PID=
+[ "$rc" = 0 ] || { cat "$LOG"; fail "scanner exited with $rc after SIGTERM"; }
+expect_allowed "$M/eicar.com"	# nobody watches any more
+echo "scanner-fanotify: all passed in $(( $(now_ms) - t0 )) ms"

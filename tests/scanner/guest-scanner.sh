@@ -1,0 +1,153 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Guest script (root, in the VM): dazuko-clamscan on a dazukofs mount.
+# The module, a dazukofs over a tmpfs and the scanner (source dazukofs,
+# 2 workers, the test signatures) run; then: readers == workers; a clean
+# file opens; EICAR gets EPERM and a FOUND line; a clean file changed to
+# infected is caught; after SIGHUP with a new signature in the database a
+# file that was clean is caught; kill -9 of the scanner under load loses
+# no verdict (every opener returns, group counters add up) and a restart
+# re-arms the tracked group; SIGTERM removes the group.  Every wait is on
+# a log line or a sysfs counter, with a deadline.
+set -u
+SRC=${DAZUKOFS_SRC:?}
+SCANNER=${DAZUKOFS_BUILD:?}/scanner/dazuko-clamscan
+KO=${DAZUKOFS_KO:?}
+OUT=${DAZUKOFS_OUT:-/tmp/scanner-out}
+. "$SRC/tests/scanner/common.sh"
+
+L=/mnt/scan-lower
+M=/mnt/scan
+DB=/tmp/scan-db
+G=scan
+GS=/sys/fs/dazukofs/groups/$G
+WORKERS=2
+LOG=$OUT/scanner.log
+PID=
+mkdir -p "$OUT"
+: > "$LOG"
+
+cleanup() {
+	[ -n "$PID" ] && kill -9 "$PID" 2>/dev/null && wait "$PID" 2>/dev/null
+	[ -d /sys/kernel/config/dazukofs/$G ] && rmdir /sys/kernel/config/dazukofs/$G
+	umount "$M" 2>/dev/null
+	umount "$L" 2>/dev/null
+	rmmod dazukofs 2>/dev/null
+}
+trap 'rc=$?; cleanup; [ $rc = 0 ] || { echo "--- scanner log"; cat "$LOG"; }; exit $rc' EXIT
+
+gs() { cat "$GS/$1"; }
+counter_is() { [ "$(cat "$1" 2>/dev/null)" = "$2" ]; }
+counter_ge() { [ "$(cat "$1" 2>/dev/null || echo -1)" -ge "$2" ]; }
+
+start_scanner() {
+	"$SCANNER" -f -c /dev/null --group "$G" --workers "$WORKERS" \
+		--database "$DB" --log-level debug --timeout-ms 0 >>"$LOG" 2>&1 &
+	PID=$!
+}
+
+echo "guest-scanner: kernel $(uname -r)"
+[ -x "$SCANNER" ] || fail "$SCANNER missing (build first)"
+deps=$(modinfo -F depends "$KO" | tr ',' ' ')
+modprobe -a configfs $deps || fail "modprobe configfs $deps"
+insmod "$KO" || fail "insmod $KO"
+grep -q ' /sys/kernel/config configfs ' /proc/mounts ||
+	mount -t configfs none /sys/kernel/config || fail "mount configfs"
+mkdir -p "$L" "$M" "$DB"
+mount -t tmpfs -o size=64m scan-lower "$L" || fail "mount tmpfs"
+mount -t dazukofs "$L" "$M" || fail "mount dazukofs"
+cp "$SRC/tests/scanner/db/"* "$DB/"
+
+# test files, written below the mount (no events)
+echo "clean text" > "$L/clean.txt"
+make_eicar "$L/eicar.com"
+echo "innocent DAZUKOFS-NEW-SIGNATURE-9d2e here" > "$L/newsig.txt"
+for i in $(seq 1 40); do echo "clean file $i" > "$L/load$i.txt"; done
+
+t0=$(now_ms)
+start_scanner
+wait_log 120 "$LOG" 'notice: ready:'
+echo "scanner ready in $(( $(now_ms) - t0 )) ms"
+[ "$(cat /sys/kernel/config/dazukofs/$G/track)" = 1 ] || fail "group not tracked"
+wait_for 10 "readers == $WORKERS" counter_is "$GS/readers" "$WORKERS"
+pass "readers == $WORKERS: every worker holds the group device"
+
+# verdicts
+expect_allowed "$M/clean.txt"
+expect_denied "$M/eicar.com"
+# the event's fd is the file below the mount: its path is the lower one
+wait_log 10 "$LOG" "FOUND signature=Dazukofs.Test.EICAR.* path=$L/eicar.com pid=[0-9]* comm=cat"
+pass "FOUND line with path, pid and comm"
+
+# workers scan in parallel: 8 openers at once all get their verdicts
+before=$(gs events)
+pids=
+for i in $(seq 1 8); do cat "$M/load$i.txt" >/dev/null & pids="$pids $!"; done
+for p in $pids; do wait "$p" || fail "concurrent open $p failed"; done
+wait_for 10 "8 more events" counter_ge "$GS/events" $((before + 8))
+pass "8 concurrent opens answered by $WORKERS workers"
+
+# cache: clean twice (second a hit), then changed to infected through the mount
+echo "clean until it is changed ................" > "$M/later.txt"
+expect_allowed "$M/later.txt"
+expect_allowed "$M/later.txt"
+wait_log 10 "$LOG" "$L/later.txt: clean (cached)"
+echo "now infected $MARKER ..............." > "$M/later.txt"
+expect_denied "$M/later.txt"
+
+# SIGHUP with a new signature
+expect_allowed "$M/newsig.txt"
+printf 'Dazukofs.Test.New:0:*:%s\n' \
+	"$(printf '%s' DAZUKOFS-NEW-SIGNATURE-9d2e | od -An -tx1 | tr -d ' \n')" > "$DB/new.ndb"
+kill -HUP "$PID"
+wait_log 120 "$LOG" 'reloaded: 3 signatures'
+expect_denied "$M/newsig.txt"
+
+kill -USR1 "$PID"
+wait_log 10 "$LOG" 'statistics: .*infected=[1-9]'
+
+# kill -9 under load: no opener hangs, no verdict is lost
+ev0=$(gs events)
+( for i in $(seq 1 40); do cat "$M/load$i.txt" >/dev/null || exit 1; done ) & o1=$!
+( for i in $(seq 40 -1 1); do cat "$M/load$i.txt" >/dev/null || exit 1; done ) & o2=$!
+wait_for 30 "load events" counter_ge "$GS/events" $((ev0 + 10))
+kill -9 "$PID"
+wait "$PID" 2>/dev/null
+PID=
+wait_for 30 "group inactive" counter_is "$GS/active" 0
+wait "$o1" || fail "opener 1 failed after kill -9"
+wait "$o2" || fail "opener 2 failed after kill -9"
+for c in waiting in_hand readers; do
+	[ "$(gs $c)" = 0 ] || fail "$c=$(gs $c) after kill -9"
+done
+ev=$(gs events) al=$(gs allowed) de=$(gs denied) ca=$(gs cancelled) to=$(gs timeouts)
+[ "$ev" = $((al + de + ca + to)) ] ||
+	fail "events=$ev != allowed=$al + denied=$de + cancelled=$ca + timeouts=$to"
+pass "kill -9: every opener returned, events=$ev = allowed=$al + denied=$de + cancelled=$ca + timeouts=$to"
+
+# restart: the group left behind is served again
+start_scanner
+wait_log 120 "$LOG" "group '$G' exists already; serving it"
+wait_log 120 "$LOG" 'notice: ready:' 2
+wait_for 10 "group active" counter_is "$GS/active" 1
+wait_for 10 "readers == $WORKERS" counter_is "$GS/readers" "$WORKERS"
+expect_denied "$M/eicar.com"
+expect_allowed "$M/clean.txt"
+pass "restart re-armed the tracked group"
+
+# clean stop removes the group
+kill -TERM "$PID"
+wait "$PID"
+rc=$?
+PID=
+[ "$rc" = 0 ] || fail "scanner exited with $rc after SIGTERM"
+[ -d /sys/kernel/config/dazukofs/$G ] && fail "group $G left after SIGTERM"
+wait_log 10 "$LOG" "group '$G' removed"
+expect_allowed "$M/eicar.com"
+pass "SIGTERM removed the group"
+
+umount "$M" || fail "umount $M"
+umount "$L"
+rmmod dazukofs || fail "rmmod"
+echo "guest-scanner: all passed in $(( $(now_ms) - t0 )) ms"

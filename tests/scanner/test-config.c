@@ -1,0 +1,304 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Unit tests of the scanner's config parsing: bad input above all. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "config.h"
+#include "log.h"
+
+static char *write_tmp(const char *text, size_t len)
+{
+	char *path = strdup("/tmp/scanner-config-XXXXXX");
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, len), (ssize_t)len);
+	close(fd);
+	return path;
+}
+
+/* Load text as a config file; returns the rc, message in err. */
+static int load(struct config *cfg, const char *text, char *err, size_t errlen)
+{
+	char *path = write_tmp(text, strlen(text));
+	int rc;
+
+	rc = config_load_file(cfg, path, 1, err, errlen);
+	if (rc) {
+		/* The message names the file. */
+		assert_non_null(strstr(err, path));
+	}
+	unlink(path);
+	free(path);
+	return rc;
+}
+
+static void test_defaults(void **state)
+{
+	struct config cfg;
+
+	(void)state;
+	config_init(&cfg);
+	assert_string_equal(cfg.group, "clamscan");
+	assert_string_equal(cfg.database, "/var/lib/clamav");
+	assert_int_equal(cfg.workers, 0);
+	assert_int_equal(cfg.on_error, VERDICT_ALLOW);
+	assert_int_equal(cfg.source, SOURCE_DAZUKOFS);
+	assert_int_equal(cfg.track, 1);
+	config_free(&cfg);
+}
+
+static void test_good_file(void **state)
+{
+	char err[CONFIG_ERR_MAX] = "";
+	struct config cfg;
+
+	(void)state;
+	config_init(&cfg);
+	assert_int_equal(load(&cfg,
+		"# a comment\n"
+		"\n"
+		"   group = av1  \n"
+		"workers=3\n"
+		"database = /srv/db\n"
+		"max-file-size = 64K\n"
+		"on_error = deny\n"
+		"include = /srv/\n"
+		"include = /home\n"
+		"exclude = /srv/cache\n"
+		"log_level = debug\n"
+		"timeout_ms = 0\n"
+		"timeout_action = deny\n"
+		"track = no\n"
+		"cache_size = 10\n"
+		"source = fanotify\n"
+		"fanotify_mount = /mnt/x\n"
+		"foreground = yes\n"
+		"\t# indented comment\n", err, sizeof(err)), 0);
+	assert_string_equal(cfg.group, "av1");
+	assert_int_equal(cfg.workers, 3);
+	assert_string_equal(cfg.database, "/srv/db");
+	assert_int_equal(cfg.max_file_size, 65536);
+	assert_int_equal(cfg.on_error, VERDICT_DENY);
+	assert_int_equal(cfg.include.n, 2);
+	assert_string_equal(cfg.include.items[0], "/srv");
+	assert_string_equal(cfg.include.items[1], "/home");
+	assert_int_equal(cfg.exclude.n, 1);
+	assert_int_equal(cfg.log_level, LOG_LVL_DEBUG);
+	assert_int_equal(cfg.timeout_ms, 0);
+	assert_int_equal(cfg.timeout_action, VERDICT_DENY);
+	assert_int_equal(cfg.track, 0);
+	assert_int_equal(cfg.cache_size, 10);
+	assert_int_equal(cfg.source, SOURCE_FANOTIFY);
+	assert_string_equal(cfg.fanotify_mount, "/mnt/x");
+	assert_int_equal(cfg.foreground, 1);
+	config_free(&cfg);
+}
+
+/* Each bad file: rc -1, and the message has ":LINE:" and a hint. */
+static void test_bad_lines(void **state)
+{
+	static const struct {
+		const char *text, *line, *hint;
+	} bad[] = {
+		{ "group = a\nnonsense\n", ":2:", "key = value" },
+		{ "frobnicate = 1\n", ":1:", "unknown key 'frobnicate'" },
+		{ "# c\n = 3\n", ":2:", "key is missing" },
+		{ "workers =\n", ":1:", "value is missing" },
+		{ "workers = -1\n", ":1:", "workers" },
+		{ "workers = 3x\n", ":1:", "workers" },
+		{ "workers = 99999999999999999999999\n", ":1:", "workers" },
+		{ "workers = 1025\n", ":1:", "workers" },
+		{ "max_file_size = 10Q\n", ":1:", "max_file_size" },
+		{ "max_file_size = M\n", ":1:", "max_file_size" },
+		{ "max_file_size = 99999999999999999T\n", ":1:", "max_file_size" },
+		{ "on_error = maybe\n", ":1:", "allow or deny" },
+		{ "timeout_action = Allow\n", ":1:", "allow or deny" },
+		{ "timeout_ms = 86400001\n", ":1:", "timeout_ms" },
+		{ "include = relative/path\n", ":1:", "absolute" },
+		{ "exclude = /a//b\n", ":1:", "absolute" },
+		{ "group = has space\n", ":1:", "group" },
+		{ "group = caf\xc3\xa9\n", ":1:", "group" },
+		{ "group = aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n", ":1:", "group" },
+		{ "log_level = loud\n", ":1:", "log_level" },
+		{ "source = inotify\n", ":1:", "dazukofs or fanotify" },
+		{ "track = perhaps\n", ":1:", "yes or no" },
+		{ "database = var/lib\n", ":1:", "absolute" },
+		{ "cache_size = 99999999999\n", ":1:", "cache_size" },
+		{ "a\n\n\n\nworkers = 2 = 3\n", ":1:", "key = value" },
+		{ "workers = 2\n\n\n\nworkers == 3\n", ":5:", "workers" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char err[CONFIG_ERR_MAX] = "";
+		struct config cfg;
+
+		config_init(&cfg);
+		if (load(&cfg, bad[i].text, err, sizeof(err)) != -1)
+			fail_msg("accepted: %s", bad[i].text);
+		if (!strstr(err, bad[i].line) || !strstr(err, bad[i].hint))
+			fail_msg("for %s: message '%s' lacks '%s' or '%s'", bad[i].text, err,
+				 bad[i].line, bad[i].hint);
+		config_free(&cfg);
+	}
+}
+
+static void test_nul_byte(void **state)
+{
+	static const char text[] = "workers = 2\nwork\0ers = 3\n";
+	char err[CONFIG_ERR_MAX] = "";
+	struct config cfg;
+	char *path = write_tmp(text, sizeof(text) - 1);
+
+	(void)state;
+	config_init(&cfg);
+	assert_int_equal(config_load_file(&cfg, path, 1, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, ":2:"));
+	unlink(path);
+	free(path);
+	config_free(&cfg);
+}
+
+static void test_missing_file(void **state)
+{
+	char err[CONFIG_ERR_MAX] = "";
+	struct config cfg;
+
+	(void)state;
+	config_init(&cfg);
+	assert_int_equal(config_load_file(&cfg, "/nonexistent/x.conf", 0, err, sizeof(err)), 0);
+	assert_int_equal(config_load_file(&cfg, "/nonexistent/x.conf", 1, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "/nonexistent/x.conf"));
+	assert_non_null(strstr(err, "No such file"));
+	config_free(&cfg);
+}
+
+static void test_sizes(void **state)
+{
+	uint64_t v;
+
+	(void)state;
+	assert_int_equal(config_parse_size("0", &v), 0);
+	assert_int_equal(v, 0);
+	assert_int_equal(config_parse_size("100M", &v), 0);
+	assert_int_equal(v, 100ULL << 20);
+	assert_int_equal(config_parse_size("2g", &v), 0);
+	assert_int_equal(v, 2ULL << 30);
+	assert_int_equal(config_parse_size("4KiB", &v), 0);
+	assert_int_equal(v, 4096);
+	assert_int_equal(config_parse_size("4Ki", &v), -1);
+	assert_int_equal(config_parse_size("4KB", &v), 0);
+	assert_int_equal(config_parse_size("", &v), -1);
+	assert_int_equal(config_parse_size(" 1", &v), -1);
+	assert_int_equal(config_parse_size("+1", &v), -1);
+	assert_int_equal(config_parse_size("1MM", &v), -1);
+	assert_int_equal(config_parse_size("18446744073709551616", &v), -1);
+	assert_int_equal(config_parse_size("16777216T", &v), -1);
+}
+
+static int args(struct config *cfg, char *err, size_t errlen, ...)
+{
+	char *argv[32];
+	int argc = 0;
+	va_list ap;
+
+	argv[argc++] = "dazuko-clamscan";
+	va_start(ap, errlen);
+	while ((argv[argc] = va_arg(ap, char *)))
+		argc++;
+	va_end(ap);
+	return config_from_args(cfg, argc, argv, err, errlen);
+}
+
+static void test_command_line(void **state)
+{
+	char err[CONFIG_ERR_MAX] = "";
+	char *path = write_tmp("workers = 2\ngroup = fromfile\n", 28);
+	struct config cfg;
+
+	(void)state;
+	config_init(&cfg);
+	assert_int_equal(args(&cfg, err, sizeof(err), "--config", path, "--workers", "5",
+			      "--max-file-size", "1K", "--exclude", "/proc", "-f",
+			      "--on-error=deny", (char *)NULL), 0);
+	assert_int_equal(cfg.workers, 5);		/* the option wins */
+	assert_string_equal(cfg.group, "fromfile");	/* the file stays */
+	assert_int_equal(cfg.max_file_size, 1024);
+	assert_int_equal(cfg.exclude.n, 1);
+	assert_int_equal(cfg.foreground, 1);
+	assert_int_equal(cfg.on_error, VERDICT_DENY);
+	config_free(&cfg);
+
+	config_init(&cfg);
+	assert_int_equal(args(&cfg, err, sizeof(err), "-c", path, "--workers", "many",
+			      (char *)NULL), -1);
+	assert_non_null(strstr(err, "workers"));
+	config_free(&cfg);
+
+	config_init(&cfg);
+	assert_int_equal(args(&cfg, err, sizeof(err), "-c", path, "--bogus", (char *)NULL), -1);
+	assert_non_null(strstr(err, "--bogus"));
+	config_free(&cfg);
+
+	config_init(&cfg);
+	assert_int_equal(args(&cfg, err, sizeof(err), "-c", path, "--workers", (char *)NULL), -1);
+	config_free(&cfg);
+
+	config_init(&cfg);
+	assert_int_equal(args(&cfg, err, sizeof(err), "-c", path, "stray", (char *)NULL), -1);
+	assert_non_null(strstr(err, "stray"));
+	config_free(&cfg);
+
+	config_init(&cfg);
+	assert_int_equal(args(&cfg, err, sizeof(err), "-c", path, "--source", "fanotify",
+			      (char *)NULL), -1);
+	assert_non_null(strstr(err, "fanotify_mount"));
+	config_free(&cfg);
+
+	config_init(&cfg);
+	assert_int_equal(args(&cfg, err, sizeof(err), "-c", "/nonexistent.conf", (char *)NULL), -1);
+	assert_non_null(strstr(err, "/nonexistent.conf"));
+	config_free(&cfg);
+
+	unlink(path);
+	free(path);
+}
+
+static void test_help(void **state)
+{
+	char err[CONFIG_ERR_MAX] = "";
+	struct config cfg;
+	FILE *saved = stdout;
+
+	(void)state;
+	stdout = fopen("/dev/null", "w");
+	config_init(&cfg);
+	assert_int_equal(args(&cfg, err, sizeof(err), "--workers", "2", "--help", (char *)NULL), 1);
+	config_free(&cfg);
+	fclose(stdout);
+	stdout = saved;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_good_file),
+		cmocka_unit_test(test_bad_lines),
+		cmocka_unit_test(test_nul_byte),
+		cmocka_unit_test(test_missing_file),
+		cmocka_unit_test(test_sizes),
+		cmocka_unit_test(test_command_line),
+		cmocka_unit_test(test_help),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

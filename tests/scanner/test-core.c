@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The scanning core with the test signature database: verdicts, the
+ * cache, size limits, scan errors and engine swaps.
+ * Usage: test-core DBDIR
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "config.h"
+#include "engine.h"
+#include "log.h"
+#include "worker.h"
+
+#define EICAR "X5O!P%@AP[4\\PZX54(P^)7CC)7}$EICAR-STANDARD-ANTIVIRUS-TEST-FILE!$H+H*"
+#define MARKER "DAZUKOFS-SCANNER-TEST-MARKER-41c7"
+
+static const char *dbdir;
+static char tmpdir[] = "/tmp/scanner-core-XXXXXX";
+
+struct fixture {
+	struct config cfg;
+	struct scanner sc;
+};
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	char err[512];
+	struct engine *e;
+
+	config_init(&f->cfg);
+	f->cfg.cache_size = 16;
+	f->sc.cfg = &f->cfg;
+	engine_holder_init(&f->sc.engines);
+	stats_init(&f->sc.stats);
+	if (cache_init(&f->sc.cache, f->cfg.cache_size))
+		return -1;
+	e = engine_load(dbdir, err, sizeof(err));
+	if (!e) {
+		fprintf(stderr, "%s\n", err);
+		return -1;
+	}
+	engine_holder_swap(&f->sc.engines, e);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	engine_holder_destroy(&f->sc.engines);
+	cache_destroy(&f->sc.cache);
+	config_free(&f->cfg);
+	free(f);
+	return 0;
+}
+
+static char *make_file(const char *name, const char *content)
+{
+	static char path[512];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, content, strlen(content)), (ssize_t)strlen(content));
+	close(fd);
+	return path;
+}
+
+static enum verdict decide(struct fixture *f, const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	enum verdict v;
+
+	assert_true(fd >= 0);
+	v = scanner_decide(&f->sc, fd, path, getpid());
+	close(fd);
+	return v;
+}
+
+static void test_verdicts(void **state)
+{
+	struct fixture *f = *state;
+
+	assert_int_equal(decide(f, make_file("clean", "just text\n")), VERDICT_ALLOW);
+	assert_int_equal(decide(f, make_file("eicar", EICAR)), VERDICT_DENY);
+	assert_int_equal(decide(f, make_file("marker", "x " MARKER " y\n")), VERDICT_DENY);
+	assert_int_equal(atomic_load(&f->sc.stats.infected), 2);
+	assert_int_equal(atomic_load(&f->sc.stats.scanned), 3);
+}
+
+static void test_cache_and_change(void **state)
+{
+	struct fixture *f = *state;
+	char *p = make_file("later", "clean for now, and long enough........\n");
+	char path[512];
+	struct timespec ts[2] = { { 1000, 0 }, { 1000, 0 } };
+
+	snprintf(path, sizeof(path), "%s", p);
+	assert_int_equal(decide(f, path), VERDICT_ALLOW);
+	assert_int_equal(decide(f, path), VERDICT_ALLOW);
+	assert_int_equal(atomic_load(&f->sc.stats.cache_hits), 1);
+	assert_int_equal(atomic_load(&f->sc.stats.scanned), 1);
+	/* rewritten infected, same size, mtime set back: ctime still moves */
+	make_file("later", "infected " MARKER "!!!!!\n");
+	assert_int_equal(utimensat(AT_FDCWD, path, ts, 0), 0);
+	assert_int_equal(decide(f, path), VERDICT_DENY);
+}
+
+static void test_too_big(void **state)
+{
+	struct fixture *f = *state;
+
+	f->cfg.max_file_size = 10;
+	assert_int_equal(decide(f, make_file("big", EICAR)), VERDICT_ALLOW);
+	assert_int_equal(atomic_load(&f->sc.stats.skipped_size), 1);
+	f->cfg.max_file_size = 68;
+	assert_int_equal(decide(f, make_file("big", EICAR)), VERDICT_DENY);
+}
+
+static void test_filters(void **state)
+{
+	struct fixture *f = *state;
+	char prefix[600];
+	char err[256];
+
+	snprintf(prefix, sizeof(prefix), "%s/skip", tmpdir);
+	assert_int_equal(config_set(&f->cfg, "exclude", prefix, err, sizeof(err)), 0);
+	mkdir(prefix, 0755);
+	assert_int_equal(decide(f, make_file("skip/eicar", EICAR)), VERDICT_ALLOW);
+	assert_int_equal(atomic_load(&f->sc.stats.skipped_filter), 1);
+	assert_int_equal(decide(f, make_file("eicar2", EICAR)), VERDICT_DENY);
+}
+
+static void test_errors(void **state)
+{
+	struct fixture *f = *state;
+
+	/* an fd that is not open: fstat fails */
+	assert_int_equal(scanner_decide(&f->sc, 9999, "/gone", 1), VERDICT_ALLOW);
+	f->cfg.on_error = VERDICT_DENY;
+	assert_int_equal(scanner_decide(&f->sc, 9999, "/gone", 1), VERDICT_DENY);
+	assert_int_equal(atomic_load(&f->sc.stats.errors), 2);
+	/* a directory is not scanned */
+	{
+		int fd = open(tmpdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+		assert_int_equal(scanner_decide(&f->sc, fd, tmpdir, 1), VERDICT_ALLOW);
+		close(fd);
+	}
+}
+
+/* A held engine stays usable after a swap; the cache is emptied by the caller. */
+static void test_swap(void **state)
+{
+	struct fixture *f = *state;
+	char err[512];
+	struct engine *held, *e2;
+	char sig[128];
+	unsigned long scanned;
+	int fd;
+
+	held = engine_holder_get(&f->sc.engines);
+	assert_non_null(held);
+	e2 = engine_load(dbdir, err, sizeof(err));
+	assert_non_null(e2);
+	engine_holder_swap(&f->sc.engines, e2);
+	assert_int_equal(atomic_load(&held->refs), 1);
+	fd = open(make_file("e3", EICAR), O_RDONLY | O_CLOEXEC);
+	assert_int_equal(engine_scan(held, fd, "e3", sig, sizeof(sig), &scanned),
+			 SCAN_INFECTED);
+	assert_non_null(strstr(sig, "Dazukofs.Test.EICAR"));
+	close(fd);
+	engine_put(held);
+	assert_true(engine_holder_get(&f->sc.engines) == e2);
+	engine_put(e2);
+	/* a bad database fails with a reason and no engine */
+	assert_null(engine_load("/nonexistent-db", err, sizeof(err)));
+	assert_non_null(strstr(err, "/nonexistent-db"));
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_verdicts, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cache_and_change, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_too_big, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_filters, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_swap, setup, teardown),
+	};
+	char err[256];
+	int rc;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s DBDIR\n", argv[0]);
+		return 2;
+	}
+	dbdir = argv[1];
+	log_init(LOG_LVL_WARNING, 0);
+	if (engine_global_init(err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		return 1;
+	}
+	if (!mkdtemp(tmpdir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	{
+		char cmd[600];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+		if (system(cmd))
+			fprintf(stderr, "could not remove %s\n", tmpdir);
+	}
+	return rc;
+}
