@@ -56,5 +56,24 @@ if grep -q " /srv/example dazukofs " /proc/mounts || [ -e /sys/kernel/config/daz
 	echo "FAIL: the example left its mount or group behind" >&2
 	fail=1
 fi
+# The example scanner of Documentation/userspace.md: deny files with a word.
+echo "--- examples/deny-word:"
+mkdir -p /srv/words && echo "nothing to see" > /srv/words/clean &&
+	echo "this has EVILWORD in it" > /srv/words/bad
+mount -t dazukofs /srv/words /srv/words
+"$DAZUKOFS_BUILD/examples/deny-word" words EVILWORD 2 > /tmp/deny-word.log 2>&1 &
+scanner=$!
+for _ in $(seq 100); do grep -q ready /tmp/deny-word.log && break; sleep 0.1; done
+cat /srv/words/clean > /dev/null || { echo "FAIL: clean file refused" >&2; fail=1; }
+if cat /srv/words/bad > /dev/null 2>&1; then
+	echo "FAIL: the file with the word was allowed" >&2
+	fail=1
+fi
+wait $scanner || { echo "FAIL: deny-word exited $?" >&2; fail=1; }
+cat /tmp/deny-word.log
+grep -q "^deny /srv/words/bad" /tmp/deny-word.log || { echo "FAIL: no deny line" >&2; fail=1; }
+[ -e /sys/kernel/config/dazukofs/words ] && { echo "FAIL: group left" >&2; fail=1; }
+umount /srv/words
+
 modprobe -r dazukofs || { echo "FAIL: modprobe -r dazukofs" >&2; fail=1; }
 exit $fail
