@@ -4,11 +4,15 @@
 #   make build   configure and build everything into ./build
 #   make check   build, then run every test (ctest -j2)
 #   make demo    build, then boot the 6.12 kernel and run tests/vm/guest/demo.sh
+#   make install build, then cmake --install (honours DESTDIR; PREFIX=... sets
+#                the prefix); the module source goes to /usr/src/dazukofs-VERSION
+#                for DKMS (Documentation/install.md)
+#   make uninstall  remove what the last make install installed
 #   make clean   remove ./build
 BUILD ?= build
 CTEST_JOBS ?= 2
 
-.PHONY: all setup build check demo clean
+.PHONY: all setup build check demo install uninstall clean
 all: build
 
 setup:
@@ -23,6 +27,12 @@ check: build
 
 demo: build
 	./tests/vm/run-vm --kernel 6.12 --build $(BUILD) --script tests/vm/guest/demo.sh --name demo
+
+install: build
+	cmake --install $(BUILD) $(if $(PREFIX),--prefix $(PREFIX))
+
+uninstall:
+	cmake --build $(BUILD) --target uninstall
 
 clean:
 	rm -rf $(BUILD)
