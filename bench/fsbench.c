@@ -5,16 +5,24 @@
  *   fsbench prep DIR NFILES TREEFILES BIGMB   the data set (files/, tree/, big)
  *   fsbench gensrc DIR NFILES                 synthetic source tree for a tarball
  *   fsbench WORKLOAD DIR [options]            one timed run
+ *   fsbench suite DIR -w 'WORKLOADS' -r REPEATS -c COUNTER -o CSV -l FS,CONFIG
+ *           [-p HELPER_PID] [options]         every workload, REPEATS runs
+ *                                             each (one process: under TCG a
+ *                                             fork+exec per run costs more
+ *                                             than the runs)
  *
  * Workloads: open stat create seqwrite seqread mmapread walk untar.
  * Options: -t SECONDS (time-bounded loops: open, stat, create; default 1),
  *          -n NFILES (files in DIR/files, default 1000), -s MB (seqwrite),
  *          -a TARBALL -f FILES (untar: the tarball and its regular files).
  *
- * Prints one line: "workload=W value=V unit=U ops=N opens=K secs=S", where
+ * A single run prints "workload=W value=V unit=U ops=N opens=K secs=S", where
  * opens counts the regular files this run opened in DIR (each is one access
  * event for dazukofs groups and fanotify FAN_OPEN_PERM; for untar it is
- * the number of files tar created).  Exit status 0 on success.
+ * the number of files tar created).  suite appends one CSV row per run and
+ * checks, after each, that COUNTER ("dz:GROUP_SYSFS_DIR", "fan:COUNTFILE" or
+ * "none") grew by exactly its opens and that HELPER_PID is alive.
+ * Exit status 0 on success.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -49,6 +58,7 @@ static void die(const char *what, const char *path)
 }
 
 static char buf[CHUNK];
+static long walk_count;
 
 static void write_file(const char *path, size_t size)
 {
@@ -144,14 +154,20 @@ static int gensrc(const char *dir, long nfiles)
 	return 0;
 }
 
+static struct result {
+	double value;
+	const char *unit;
+	long ops, opens;
+	double secs;
+} res;
+
 static void report(const char *w, double value, const char *unit, long ops,
 		   long opens, double secs)
 {
-	printf("workload=%s value=%.3f unit=%s ops=%ld opens=%ld secs=%.4f\n",
-	       w, value, unit, ops, opens, secs);
+	(void)w;
+	res = (struct result){ value, unit, ops, opens, secs };
 }
 
-static long walk_count;
 
 static int walk_one(const char *path, const struct stat *st, int flag,
 		    struct FTW *ftw)
@@ -171,35 +187,19 @@ static int rm_one(const char *path, const struct stat *st, int flag,
 	return 0;
 }
 
-int main(int argc, char **argv)
-{
-	const char *w, *dir, *tarball = NULL;
-	double limit = 1.0, t0, t1;
-	long nfiles = 1000, mb = 16, tarfiles = 0, ops = 0, opens = 0;
-	char p[4096];
-	int opt, fd;
+static const char *tarball;
+static double limit = 1.0;
+static long nfiles = 1000, mb = 16, tarfiles;
 
-	if (argc >= 6 && !strcmp(argv[1], "prep"))
-		return prep(argv[2], atol(argv[3]), atol(argv[4]), atol(argv[5]));
-	if (argc >= 4 && !strcmp(argv[1], "gensrc"))
-		return gensrc(argv[2], atol(argv[3]));
-	if (argc < 3) {
-		fprintf(stderr, "usage: fsbench WORKLOAD DIR [-t S] [-n N] [-s MB] [-a TAR -f FILES]\n");
-		return 2;
-	}
-	w = argv[1];
-	dir = argv[2];
-	optind = 3;
-	while ((opt = getopt(argc, argv, "t:n:s:a:f:")) != -1) {
-		switch (opt) {
-		case 't': limit = atof(optarg); break;
-		case 'n': nfiles = atol(optarg); break;
-		case 's': mb = atol(optarg); break;
-		case 'a': tarball = optarg; break;
-		case 'f': tarfiles = atol(optarg); break;
-		default: return 2;
-		}
-	}
+/* One timed run of workload @w in @dir; the result in @res. 0 or exit status. */
+static int run(const char *w, const char *dir)
+{
+	double t0, t1;
+	long ops = 0, opens = 0;
+	char p[4096];
+	int fd;
+
+	walk_count = 0;
 	memset(buf, 'y', sizeof(buf));
 
 	if (!strcmp(w, "open") || !strcmp(w, "stat")) {
@@ -346,5 +346,136 @@ int main(int argc, char **argv)
 		fprintf(stderr, "fsbench: unknown workload %s\n", w);
 		return 2;
 	}
+	return 0;
+}
+
+/*
+ * The event counter of a configuration: "dz:SYSFSDIR" (a group's events
+ * and allowed), "fan:FILE" (fanlistener's count), or "none".
+ */
+static int read_counter(const char *spec, unsigned long long *ev,
+			unsigned long long *al)
+{
+	char path[4096];
+	FILE *f;
+
+	*ev = *al = 0;
+	if (!strncmp(spec, "dz:", 3)) {
+		snprintf(path, sizeof(path), "%s/events", spec + 3);
+		f = fopen(path, "r");
+		if (!f || fscanf(f, "%llu", ev) != 1)
+			die("read", path);
+		fclose(f);
+		snprintf(path, sizeof(path), "%s/allowed", spec + 3);
+		f = fopen(path, "r");
+		if (!f || fscanf(f, "%llu", al) != 1)
+			die("read", path);
+		fclose(f);
+	} else if (!strncmp(spec, "fan:", 4)) {
+		uint64_t n;
+		int fd = open(spec + 4, O_RDONLY);
+
+		if (fd < 0 || pread(fd, &n, sizeof(n), 0) != sizeof(n))
+			die("read", spec + 4);
+		close(fd);
+		*ev = *al = n;
+	} else if (strcmp(spec, "none")) {
+		return -1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *dir, *counter = "none", *csv = NULL, *label = "-";
+	const char *workloads = "open stat create seqwrite seqread mmapread walk untar";
+	int opt, repeats = 1, helper = 0;
+	char wl[256], *save, *w;
+	FILE *out = NULL;
+
+	if (argc >= 6 && !strcmp(argv[1], "prep"))
+		return prep(argv[2], atol(argv[3]), atol(argv[4]), atol(argv[5]));
+	if (argc >= 4 && !strcmp(argv[1], "gensrc"))
+		return gensrc(argv[2], atol(argv[3]));
+	if (argc < 3) {
+		fprintf(stderr, "usage: fsbench WORKLOAD DIR [-t S] [-n N] [-s MB] [-a TAR -f FILES]\n"
+			"       fsbench suite DIR -w 'WORKLOADS' -r REPEATS -c COUNTER -o CSV -l FS,CONFIG [-p PID] ...\n");
+		return 2;
+	}
+	dir = argv[2];
+	optind = 3;
+	while ((opt = getopt(argc, argv, "t:n:s:a:f:w:r:c:o:l:p:")) != -1) {
+		switch (opt) {
+		case 't': limit = atof(optarg); break;
+		case 'n': nfiles = atol(optarg); break;
+		case 's': mb = atol(optarg); break;
+		case 'a': tarball = optarg; break;
+		case 'f': tarfiles = atol(optarg); break;
+		case 'w': workloads = optarg; break;
+		case 'r': repeats = atoi(optarg); break;
+		case 'c': counter = optarg; break;
+		case 'o': csv = optarg; break;
+		case 'l': label = optarg; break;
+		case 'p': helper = atoi(optarg); break;
+		default: return 2;
+		}
+	}
+	if (strcmp(argv[1], "suite")) {
+		int rc = run(argv[1], dir);
+
+		if (!rc)
+			printf("workload=%s value=%.3f unit=%s ops=%ld opens=%ld secs=%.4f\n",
+			       argv[1], res.value, res.unit, res.ops, res.opens, res.secs);
+		return rc;
+	}
+
+	/*
+	 * suite: every workload, @repeats times each, one CSV row per run
+	 * ("fs,config,workload,rep,value,unit,ops,opens,events,secs"); the
+	 * counter must grow by exactly the opens of each run, and the helper
+	 * (worker or listener) must still be alive after it.
+	 */
+	if (csv && !(out = fopen(csv, "a")))
+		die("open", csv);
+	snprintf(wl, sizeof(wl), "%s", workloads);
+	for (w = strtok_r(wl, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+		for (int r = 1; r <= repeats; r++) {
+			unsigned long long e0, a0, e1, a1;
+			char events[32] = "";
+			int rc;
+
+			if (read_counter(counter, &e0, &a0)) {
+				fprintf(stderr, "fsbench: bad counter %s\n", counter);
+				return 2;
+			}
+			rc = run(w, dir);
+			if (rc)
+				return rc;
+			read_counter(counter, &e1, &a1);
+			if (strcmp(counter, "none")) {
+				if (e1 - e0 != (unsigned long long)res.opens ||
+				    a1 - a0 != (unsigned long long)res.opens) {
+					fprintf(stderr, "fsbench: %s %s: %ld opens but %llu events, %llu allowed\n",
+						label, w, res.opens, e1 - e0, a1 - a0);
+					return 1;
+				}
+				snprintf(events, sizeof(events), "%llu", e1 - e0);
+			}
+			if (helper && kill(helper, 0)) {
+				fprintf(stderr, "fsbench: %s %s: helper %d died\n", label, w, helper);
+				return 1;
+			}
+			if (out) {
+				fprintf(out, "%s,%s,%d,%.3f,%s,%ld,%ld,%s,%.4f\n", label, w, r,
+					res.value, res.unit, res.ops, res.opens, events, res.secs);
+				fflush(out);
+			}
+			printf("bench: %-16s %-9s #%d %12.1f %-8s %s%s\n", label, w, r,
+			       res.value, res.unit, *events ? "events=" : "", events);
+			fflush(stdout);
+		}
+	}
+	if (out && fclose(out))
+		die("close", csv);
 	return 0;
 }
