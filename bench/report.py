@@ -149,6 +149,7 @@ These are the numbers of the latest `bench/run --update-doc`. They come from a
 | sizes | {meta.get('nfiles', '?')} files for open/stat; time-bounded loops of {meta.get('secs', '?')} s; {meta.get('bigmb', '?')} MiB large file; tree of {meta.get('tree', '?')} files; tarball of {meta.get('tarfiles', '?')} files |
 | repeats | {meta.get('repeats', '?')} per configuration and workload |
 | wall time | {meta.get('wall_secs', '?')} s including boot |
+| host load average | {meta.get('host_load', '?')} (1, 5, 15 min; other work on the host makes the numbers noisier: look at the spread) |
 
 ## What the numbers mean
 
