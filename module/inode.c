@@ -128,11 +128,6 @@ static int dazukofs_interpose(struct dentry *dentry, struct dentry *lower)
 	return 0;
 }
 
-static void dazukofs_copy_dir_attr(struct inode *dir)
-{
-	dazukofs_copy_attr(dir);
-}
-
 /**
  * dazukofs_lock_lower_parent() - lock the lower directory of a dentry
  * @dentry: a dazukofs dentry whose parent directory the VFS has locked
@@ -220,7 +215,7 @@ static int dazukofs_make(struct inode *dir, struct dentry *dentry,
 	}
 	if (!err)
 		err = dazukofs_interpose(dentry, lower);
-	dazukofs_copy_dir_attr(dir);
+	dazukofs_copy_attr(dir);
 	dazukofs_unlock_lower_parent(dentry, lower_dir);
 	return err;
 }
@@ -280,7 +275,7 @@ static int dazukofs_link(struct dentry *old_dentry, struct inode *dir,
 	if (!err)
 		err = dazukofs_interpose(new_dentry, lower_new);
 	dazukofs_copy_attr(d_inode(old_dentry));
-	dazukofs_copy_dir_attr(dir);
+	dazukofs_copy_attr(dir);
 	dazukofs_unlock_lower_parent(new_dentry, lower_dir);
 	return err;
 }
@@ -306,7 +301,7 @@ static int dazukofs_unlink(struct inode *dir, struct dentry *dentry)
 		err = vfs_unlink(idmap, d_inode(lower_dir), lower, NULL);
 	dput(lower);
 	dazukofs_copy_attr(d_inode(dentry));
-	dazukofs_copy_dir_attr(dir);
+	dazukofs_copy_attr(dir);
 	dazukofs_unlock_lower_parent(dentry, lower_dir);
 	/* The lower dentry is gone: don't keep a negative one pointing at it. */
 	if (!err)
@@ -330,7 +325,7 @@ static int dazukofs_rmdir(struct inode *dir, struct dentry *dentry)
 		err = vfs_rmdir(idmap, d_inode(lower_dir), lower);
 	dput(lower);
 	dazukofs_copy_attr(d_inode(dentry));
-	dazukofs_copy_dir_attr(dir);
+	dazukofs_copy_attr(dir);
 	dazukofs_unlock_lower_parent(dentry, lower_dir);
 	if (!err)
 		d_drop(dentry);
@@ -382,9 +377,9 @@ static int dazukofs_rename(dazukofs_idmap_t *idmap, struct inode *old_dir,
 	rd.flags = flags;
 	err = vfs_rename(&rd);
 
-	dazukofs_copy_dir_attr(old_dir);
+	dazukofs_copy_attr(old_dir);
 	if (new_dir != old_dir)
-		dazukofs_copy_dir_attr(new_dir);
+		dazukofs_copy_attr(new_dir);
 	if (d_really_is_positive(new_dentry))
 		dazukofs_copy_attr(d_inode(new_dentry));
 out_unlock:
