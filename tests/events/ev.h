@@ -65,7 +65,9 @@ static inline int ev_group_rmdir(const char *name)
 {
 	char path[256];
 
-	snprintf(path, sizeof(path), DAZUKOFS_CONFIGFS_ROOT "/%s", name);
+	if ((size_t)snprintf(path, sizeof(path), DAZUKOFS_CONFIGFS_ROOT "/%s",
+			     name) >= sizeof(path))
+		return -ENAMETOOLONG;
 	return rmdir(path) ? -errno : 0;
 }
 
