@@ -3,7 +3,7 @@
 #
 # `cmake --install BUILD` (honours DESTDIR) puts what DKMS needs to build
 # dazukofs.ko into ${DAZUKOFS_DKMS_SOURCE_DIR}/dazukofs-VERSION/: Kbuild,
-# dkms.conf, VERSION, module/{*.c,*.h,Kbuild} and include/uapi/linux/dazukofs.h.
+# dkms.conf (from dkms.conf.in), VERSION, module/{*.c,*.h,Kbuild} and include/uapi/linux/dazukofs.h.
 # Then: dkms install dazukofs/VERSION (Documentation/install.md).
 #
 # Userspace install rules (binaries, libraries, man pages, units) belong to
@@ -20,7 +20,9 @@ set(DAZUKOFS_DKMS_DIR ${DAZUKOFS_DKMS_SOURCE_DIR}/dazukofs-${PROJECT_VERSION})
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
   ${CMAKE_SOURCE_DIR}/VERSION)
 
-install(FILES ${CMAKE_SOURCE_DIR}/Kbuild ${CMAKE_SOURCE_DIR}/dkms.conf
+# dkms.conf with the version as a literal (dkms.conf.in)
+configure_file(${CMAKE_SOURCE_DIR}/dkms.conf.in ${CMAKE_BINARY_DIR}/dkms.conf @ONLY)
+install(FILES ${CMAKE_SOURCE_DIR}/Kbuild ${CMAKE_BINARY_DIR}/dkms.conf
               ${CMAKE_SOURCE_DIR}/VERSION
   DESTINATION ${DAZUKOFS_DKMS_DIR} COMPONENT dkms)
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/module/
