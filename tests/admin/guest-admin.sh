@@ -3,7 +3,8 @@
 # Guest script (root, in the VM): dazukofsctl against the real module.
 set -u
 CTL=${DAZUKOFS_BUILD:?}/admin/dazukofsctl
-KO=${DAZUKOFS_KO:?}
+DZ_TAG=guest-admin
+. "${DAZUKOFS_SRC:?}/tests/vm/guest/lib.sh"
 L=/mnt/adm-lower
 M=/mnt/adm
 T=/tmp/adm
@@ -43,12 +44,8 @@ expect err '^dazukofsctl: the dazukofs module is not loaded'
 run 3 group list
 expect err '^dazukofsctl: the dazukofs module is not loaded'
 
-deps=$(modinfo -F depends "$KO" | tr ',' ' ')
-modprobe -a $deps
-insmod "$KO" || { echo "guest-admin: insmod failed" >&2; exit 1; }
-mkdir -p "$L" "$M"
-mount -t tmpfs -o size=16m adm-lower "$L" || exit 1
-mount -t dazukofs "$L" "$M" || { echo "guest-admin: mount failed" >&2; exit 1; }
+dz_load || exit 1
+dz_mount_tmpfs "$L" "$M" size=16m || exit 1
 echo data >"$L/f"
 
 run 0 status --interval 0
@@ -109,9 +106,8 @@ run 0 group del slow
 run 0 status --interval 0
 expect out '^status: ok'
 
-umount "$M" || { echo "FAIL: umount"; fails=$((fails + 1)); }
-umount "$L"
-rmmod dazukofs || { echo "FAIL: rmmod"; fails=$((fails + 1)); }
+dz_check_idle || fails=$((fails + 1))
+dz_unload "$M" "$L" || fails=$((fails + 1))
 echo "guest-admin: $n runs, $fails failure(s)"
 [ "$fails" = 0 ] && echo "guest-admin: PASS" || echo "guest-admin: FAIL"
 [ "$fails" = 0 ]

@@ -17,22 +17,11 @@ fi
 echo "--- the example:"
 cat "$script"
 
-# modprobe finds the module the build made for this kernel.  A full depmod
-# reads every module and takes minutes under TCG: index just dazukofs and
-# configfs in a scratch tree and use that index (in the guest's own overlay;
-# modprobe of other modules is not needed after this).
-mods=/lib/modules/$DAZUKOFS_KREL
-configfs=$(modinfo -n configfs)
-scratch=/tmp/depmod-root
-smods=$scratch/lib/modules/$DAZUKOFS_KREL
-mkdir -p "$smods/extra" "$(dirname "$smods/${configfs#"$mods"/}")"
-cp "$configfs" "$smods/${configfs#"$mods"/}"
-cp "$DAZUKOFS_KO" "$smods/extra/"
-cp "$mods"/modules.builtin* "$mods/modules.order" "$smods/" 2>/dev/null
-depmod -b "$scratch" "$DAZUKOFS_KREL" || { echo "guest-doc: depmod failed" >&2; exit 1; }
-mkdir -p "$mods/extra"
-cp "$DAZUKOFS_KO" "$mods/extra/"
-cp "$smods"/modules.* "$mods/"
+# The example runs `modprobe dazukofs`: it must find the module the build
+# made for this kernel.
+DZ_TAG=guest-doc
+. "$DAZUKOFS_SRC/tests/vm/guest/lib.sh"
+dz_index_module || exit 1
 mountpoint -q /sys/kernel/config || { modprobe configfs && mount -t configfs none /sys/kernel/config; }
 
 echo "--- running it:"

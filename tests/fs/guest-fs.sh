@@ -62,13 +62,10 @@ for b in fs-passthrough dazukofs-mount; do
 	fi
 done
 
-modprobe configfs 2>/dev/null
-modprobe loop 2>/dev/null
-modprobe ext4 2>/dev/null
-if ! insmod "$KO"; then
-	echo "guest-fs: insmod $KO failed" >&2
-	exit 1
-fi
+DZ_TAG=guest-fs
+. "${DAZUKOFS_SRC:?}/tests/vm/guest/lib.sh"
+modprobe -a loop ext4 || { echo "guest-fs: modprobe loop ext4 failed" >&2; exit 1; }
+dz_load || exit 1
 grep -qw dazukofs /proc/filesystems || fail "dazukofs in /proc/filesystems"
 
 LOOPDEV=""

@@ -17,7 +17,6 @@
 set -u
 
 BIN=${DAZUKOFS_FS_BIN:-${DAZUKOFS_BUILD:?}/tests/fs}
-KO=${DAZUKOFS_KO:?}
 LOWERFS=${DAZUKOFS_STRESS_LOWERFS:-tmpfs ext4}
 TOTAL=${DAZUKOFS_STRESS_SECS:-60}
 CHURN=${DAZUKOFS_STRESS_CHURN:-2}
@@ -56,13 +55,10 @@ SIZES="--hdd-bytes 8M --mmap-bytes 8M --fallocate-bytes 8M --seek-size 8M
  --readahead-bytes 8M --sync-file-bytes 8M
  --fiemap-bytes 8M --dentries 512 --dir-dirs 256"
 
-modprobe configfs 2>/dev/null
-modprobe loop 2>/dev/null
-modprobe ext4 2>/dev/null
-if ! insmod "$KO"; then
-	echo "guest-stress: insmod $KO failed" >&2
-	exit 1
-fi
+DZ_TAG=guest-stress
+. "${DAZUKOFS_SRC:?}/tests/vm/guest/lib.sh"
+modprobe -a loop ext4 || { echo "guest-stress: modprobe loop ext4 failed" >&2; exit 1; }
+dz_load || exit 1
 echo "guest-stress: kernel $(uname -r), ${SECS}s per lower fs ($LOWERFS)"
 
 LOOPDEV=""

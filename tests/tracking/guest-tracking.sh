@@ -11,21 +11,17 @@ set -u
 
 BIN=${DAZUKOFS_BUILD:?}/tests/tracking
 PROG=${TRK_PROG:-tracking}
-KO=${DAZUKOFS_KO:?}
 L=/mnt/trk-lower
 M=/mnt/trk
 rc=0
+DZ_TAG=guest-tracking
+. "${DAZUKOFS_SRC:?}/tests/vm/guest/lib.sh"
 
 echo "guest-tracking: kernel $(uname -r), $PROG"
 [ -x "$BIN/$PROG" ] || { echo "guest-tracking: $BIN/$PROG missing" >&2; exit 1; }
 
-modprobe configfs 2>/dev/null
-grep -q ' /sys/kernel/config configfs ' /proc/mounts ||
-	mount -t configfs configfs /sys/kernel/config || exit 1
-insmod "$KO" || { echo "guest-tracking: insmod failed" >&2; exit 1; }
-mkdir -p "$L" "$M"
-mount -t tmpfs -o size=64m,mode=0755 trk-lower "$L" || exit 1
-mount -t dazukofs "$L" "$M" || { echo "guest-tracking: mount failed" >&2; exit 1; }
+dz_load || exit 1
+dz_mount_tmpfs "$L" "$M" size=64m,mode=0755 || exit 1
 
 if [ "$PROG" = tracking ]; then
 	"$BIN/tracking" "$L" "$M" ${DAZUKOFS_TEST_FILTER:-} || rc=1
@@ -33,22 +29,8 @@ else
 	"$BIN/$PROG" "$L" "$M" "${TRK_SOAK_SECONDS:-45}" || rc=1
 fi
 
-left=$(ls /sys/kernel/config/dazukofs 2>/dev/null)
-if [ -n "$left" ]; then
-	echo "guest-tracking: FAIL: groups left: $left"
-	rc=1
-	for g in $left; do rmdir "/sys/kernel/config/dazukofs/$g"; done
-fi
-for c in waiting in_hand readers; do
-	v=$(cat /sys/fs/dazukofs/$c)
-	[ "$v" = 0 ] || { echo "guest-tracking: FAIL: global $c=$v"; rc=1; }
-done
-echo "guest-tracking: global counters:"
-for c in events allowed denied cancelled timeouts; do
-	echo "  $c=$(cat /sys/fs/dazukofs/$c)"
-done
-umount "$M" || { echo "guest-tracking: FAIL: umount $M"; rc=1; }
-umount "$L"
-rmmod dazukofs || { echo "guest-tracking: FAIL: rmmod"; rc=1; }
+dz_check_idle || rc=1
+echo "guest-tracking: global counters: $(dz_counters)"
+dz_unload "$M" "$L" || rc=1
 [ $rc = 0 ] && echo "guest-tracking: all passed" || echo "guest-tracking: FAILED"
 exit $rc
