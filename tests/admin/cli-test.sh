@@ -45,6 +45,35 @@ run() {
 		fails=$((fails + 1))
 	fi
 }
+# run_sampling EXPECTED_STATUS SHELL_CMD ARGS...: like run, for a command
+# that samples twice (status --interval): SHELL_CMD runs between the two
+# samples, once dazukofsctl sleeps in (clock_)nanosleep
+run_sampling() {
+	want=$1 between=$2
+	shift 2
+	"$CTL" "$@" >"$T/out" 2>"$T/err" &
+	pid=$!
+	deadline=$(($(date +%s) + 10))
+	until read -r nr _ <"/proc/$pid/syscall" 2>/dev/null &&
+	    { [ "$nr" = 35 ] || [ "$nr" = 230 ]; }; do
+		if [ "$(date +%s)" -ge "$deadline" ]; then
+			echo "FAIL: dazukofsctl $* never slept between its samples"
+			fails=$((fails + 1))
+			break
+		fi
+		sleep 0.01
+	done
+	eval "$between"
+	wait $pid
+	got=$?
+	n=$((n + 1))
+	if [ "$got" != "$want" ]; then
+		echo "FAIL: dazukofsctl $*: exit $got, want $want"
+		sed 's/^/  out: /' "$T/out"
+		sed 's/^/  err: /' "$T/err"
+		fails=$((fails + 1))
+	fi
+}
 # expect FILE PATTERN (grep -E)
 expect() {
 	if ! grep -qE -- "$2" "$T/$1"; then
@@ -179,9 +208,7 @@ expect out '^status: 2 problem'
 # timeouts rising between the two samples
 echo 0 >"$DAZUKOFS_SYSFS/groups/plain/waiting"
 echo 1 >"$DAZUKOFS_SYSFS/groups/scan-1/active"
-( sleep 0.3; echo 5 >"$DAZUKOFS_SYSFS/groups/scan-1/timeouts" ) &
-run 1 status --interval 1500
-wait
+run_sampling 1 'echo 5 >"$DAZUKOFS_SYSFS/groups/scan-1/timeouts"' status --interval 1500
 expect out "^problem: group 'scan-1': 3 verdict timeout\(s\) in the last 1500 ms \(5 in all\)"
 
 # group del

@@ -75,10 +75,11 @@ run 1 group show trk
 run 1 stats trk
 
 # a group without reader: opens wait, then time out (allowed)
-run 0 group add slow --timeout 1500
+run 0 group add slow --timeout 4000
 cat "$M/f" >/dev/null &
 opener=$!
-sleep 0.5
+dz_wait_for 10 "open waiting in group slow" \
+	dz_value_is /sys/fs/dazukofs/groups/slow/waiting 1 || fails=$((fails + 1))
 run 1 status --interval 0
 expect out "^problem: group 'slow' has 1 open\\(s\\) waiting and no reader"
 wait $opener || { echo "FAIL: the open was not allowed after the timeout"; fails=$((fails + 1)); }
@@ -86,11 +87,20 @@ run 0 stats slow --json
 expect out '"events":1,.*"timeouts":1,'
 run 0 status --interval 0
 expect out "^note: group 'slow' has had 1 verdict timeout"
-# timeouts rising while status samples
-( sleep 0.2; cat "$M/f" >/dev/null ) &
+# timeouts rising while status samples: the open starts once status has
+# read the counters and sleeps; it times out (4 s) inside the 8 s interval
+"$CTL" status --interval 8000 >"$T/out" 2>"$T/err" &
+sampler=$!
+dz_wait_for 10 "status sleeping in its interval" dz_sleeping $sampler || fails=$((fails + 1))
+cat "$M/f" >/dev/null &
 opener=$!
-run 1 status --interval 3000
-expect out "^problem: group 'slow': 1 verdict timeout\\(s\\) in the last 3000 ms \\(2 in all\\)"
+wait $sampler
+got=$?
+n=$((n + 1))
+echo "\$ dazukofsctl status --interval 8000 (an open times out meanwhile) -> $got"
+sed 's/^/  | /' "$T/out" "$T/err"
+check "exit status of status --interval 8000" "$got" 1
+expect out "^problem: group 'slow': 1 verdict timeout\\(s\\) in the last 8000 ms \\(2 in all\\)"
 wait $opener
 
 run 0 stats

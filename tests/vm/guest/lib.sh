@@ -18,6 +18,10 @@
 #   dz_unload MNT LOWER       umount MNT and LOWER, rmmod dazukofs
 #   dz_index_module           make `modprobe dazukofs` (and modules-load.d)
 #                             find $DAZUKOFS_KO, without a full depmod
+#   dz_wait_for SECS WHAT CMD...
+#                             until CMD succeeds; fails after SECS seconds
+#   dz_value_is FILE VALUE    the file (a counter) holds VALUE
+#   dz_sleeping PID           the process sleeps in (clock_)nanosleep
 
 DZ_CONFIGFS=/sys/kernel/config
 DZ_GROUPS=$DZ_CONFIGFS/dazukofs
@@ -109,4 +113,25 @@ dz_index_module() {
 	mkdir -p "$_mods/extra"
 	cp "$DAZUKOFS_KO" "$_mods/extra/"
 	cp "$_smods"/modules.* "$_mods/"
+}
+
+dz_wait_for() {
+	_secs=$1 _what=$2
+	shift 2
+	_end=$(($(date +%s) + _secs))
+	until "$@"; do
+		if [ "$(date +%s)" -ge "$_end" ]; then
+			dz_err "FAIL: no $_what after ${_secs}s"
+			return 1
+		fi
+		sleep 0.05
+	done
+}
+
+dz_value_is() { [ "$(cat "$1" 2>/dev/null)" = "$2" ]; }
+
+dz_sleeping() {
+	# /proc/PID/syscall: the number of the system call it is blocked in
+	read -r _nr _rest <"/proc/$1/syscall" 2>/dev/null || return 1
+	[ "$_nr" = 35 ] || [ "$_nr" = 230 ]	# x86_64 nanosleep, clock_nanosleep
 }
