@@ -64,8 +64,11 @@ static inline int ev_group_mkdir(const char *name)
 static inline int ev_group_rmdir(const char *name)
 {
 	char path[256];
+	int n;
 
-	snprintf(path, sizeof(path), DAZUKOFS_CONFIGFS_ROOT "/%s", name);
+	n = snprintf(path, sizeof(path), DAZUKOFS_CONFIGFS_ROOT "/%s", name);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return -ENAMETOOLONG;
 	return rmdir(path) ? -errno : 0;
 }
 
