@@ -13,7 +13,8 @@
 #   dazukofs mounted after the scanner is up: a clean file opens, EICAR gets
 #          EPERM and a detection with its fields in the journal;
 #   reload: a new signature catches a file that was clean; logged;
-#   stop: the group is removed, the unit inactive and never failed.
+#   stop: the group is removed, the unit inactive and never failed;
+#   and it starts without /etc/dazukofs (the scanner's defaults).
 # Every wait polls the real condition with a deadline.
 #
 # With --finish (the unit's ExecStopPost, run also when the checks fail):
@@ -191,6 +192,19 @@ prop_is NRestarts 0 || fail "$U restarted $(prop NRestarts) times"
 bad=$(jr | grep -iwE 'failed|failure|watchdog timeout|core-dump|dumped core|code=killed')
 [ -z "$bad" ] || fail "the journal of $U says: $bad"
 pass "nothing in the journal says $U failed"
+
+# the unit starts without the directories it lists that may be absent: no
+# /etc/dazukofs (the scanner's defaults apply; a /usr/local install puts the
+# example config elsewhere)
+mv /etc/dazukofs /etc/dazukofs.away || fail "mv /etc/dazukofs"
+systemctl start "$U" ||
+	fail "systemctl start $U without /etc/dazukofs: $(prop Result) ExecMainStatus=$(prop ExecMainStatus); $(jr | tail -5)"
+wait_for 10 "readers of the default group" counter_is /sys/fs/dazukofs/groups/clamscan/readers "$(nproc)"
+expect_denied "$M/eicar.com"
+systemctl stop "$U" || fail "systemctl stop $U"
+prop_is Result success || fail "$U Result=$(prop Result) without /etc/dazukofs"
+mv /etc/dazukofs.away /etc/dazukofs
+pass "$U runs without /etc/dazukofs (defaults: group clamscan, a worker per CPU)"
 
 umount "$M" || fail "umount $M"
 umount "$L"
