@@ -22,6 +22,20 @@ void stats_add_latency(struct stats *s, uint64_t us)
 		;
 }
 
+void stats_scan_begin(struct stats *s)
+{
+	uint_fast64_t now = atomic_fetch_add(&s->scanning, 1) + 1;
+	uint_fast64_t peak = atomic_load(&s->scanning_peak);
+
+	while (now > peak && !atomic_compare_exchange_weak(&s->scanning_peak, &peak, now))
+		;
+}
+
+void stats_scan_end(struct stats *s)
+{
+	atomic_fetch_sub(&s->scanning, 1);
+}
+
 void stats_snapshot(struct stats *s, struct stats_snapshot *out)
 {
 	atomic_uint_fast64_t *c = &s->events;
@@ -40,8 +54,10 @@ void stats_format(const struct stats_snapshot *s, char *buf, size_t len)
 		 " denied=%" PRIu64 " errors=%" PRIu64 " cache_hits=%" PRIu64
 		 " too_big=%" PRIu64 " filtered=%" PRIu64 " bytes=%" PRIu64
 		 " latency_avg_us=%" PRIu64 " latency_max_us=%" PRIu64
-		 " reloads=%" PRIu64 " reload_failures=%" PRIu64,
+		 " reloads=%" PRIu64 " reload_failures=%" PRIu64
+		 " scanning=%" PRIu64 " scanning_peak=%" PRIu64,
 		 s->events, s->scanned, s->infected, s->denied, s->errors,
 		 s->cache_hits, s->skipped_size, s->skipped_filter, s->bytes, avg,
-		 s->latency_us_max, s->reloads, s->reload_failures);
+		 s->latency_us_max, s->reloads, s->reload_failures, s->scanning,
+		 s->scanning_peak);
 }

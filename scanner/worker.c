@@ -94,8 +94,10 @@ enum verdict scanner_decide(struct scanner *sc, int fd, const char *path,
 		atomic_fetch_add(&sc->stats.errors, 1);
 		return cfg->on_error;
 	}
+	stats_scan_begin(&sc->stats);
 	t0 = now_us();
 	res = engine_scan(e, fd, name, sig, sizeof(sig), &scanned);
+	stats_scan_end(&sc->stats);
 	engine_put(e);
 	stats_add_latency(&sc->stats, now_us() - t0);
 	atomic_fetch_add(&sc->stats.scanned, 1);

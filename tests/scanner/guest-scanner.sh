@@ -3,7 +3,8 @@
 #
 # Guest script (root, in the VM): dazuko-clamscan on a dazukofs mount.
 # The module, a dazukofs over a tmpfs and the scanner (source dazukofs,
-# 2 workers, the test signatures) run; then: readers == workers; a clean
+# 2 workers, the test signatures) run; then: readers == workers; both
+# workers scan at once (the scanning_peak statistic); a clean
 # file opens; EICAR gets EPERM and a FOUND line; a clean file changed to
 # infected is caught; after SIGHUP with a new signature in the database a
 # file that was clean is caught; kill -9 of the scanner under load loses
@@ -64,6 +65,8 @@ echo "clean text" > "$L/clean.txt"
 make_eicar "$L/eicar.com"
 echo "innocent DAZUKOFS-NEW-SIGNATURE-9d2e here" > "$L/newsig.txt"
 for i in $(seq 1 40); do echo "clean file $i" > "$L/load$i.txt"; done
+# 8 MB of text each: a scan lasts long enough (under TCG) to overlap
+for i in 1 2 3 4; do yes "big clean file $i" | head -c 8M > "$L/big$i.txt"; done
 
 t0=$(now_ms)
 start_scanner
@@ -88,6 +91,17 @@ for p in $pids; do wait "$p" || fail "concurrent open $p failed"; done
 wait_for 10 "8 more events" counter_ge "$GS/events" $((before + 8))
 pass "8 concurrent opens answered by $WORKERS workers"
 
+# ... and really scan at once: files big enough that a scan takes a while,
+# opened together; the scanner's peak of scans in progress reaches WORKERS
+pids=
+for i in 1 2 3 4; do cat "$M/big$i.txt" >/dev/null & pids="$pids $!"; done
+for p in $pids; do wait "$p" || fail "concurrent open of a big file $p failed"; done
+kill -USR1 "$PID"
+wait_log 10 "$LOG" 'statistics: '
+grep 'statistics: ' "$LOG" | tail -1 | grep -q " scanning=0 scanning_peak=$WORKERS " ||
+	fail "scans did not run in parallel: $(grep 'statistics: ' "$LOG" | tail -1)"
+pass "$WORKERS workers scanned at once (scanning_peak=$WORKERS)"
+
 # cache: clean twice (second a hit), then changed to infected through the mount
 echo "clean until it is changed ................" > "$M/later.txt"
 expect_allowed "$M/later.txt"
@@ -105,7 +119,7 @@ wait_log 120 "$LOG" 'reloaded: 3 signatures'
 expect_denied "$M/newsig.txt"
 
 kill -USR1 "$PID"
-wait_log 10 "$LOG" 'statistics: .*infected=[1-9]'
+wait_log 10 "$LOG" 'statistics: .*infected=[1-9]' 2
 
 # kill -9 under load: no opener hangs, no verdict is lost
 ev0=$(gs events)

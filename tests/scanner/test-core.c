@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The scanning core with the test signature database: verdicts, the
- * cache, size limits, scan errors and engine swaps.
+ * cache, size limits, scan errors and engine swaps; the counter of scans
+ * in progress and its peak.
  * Usage: test-core DBDIR
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -100,6 +102,72 @@ static void test_verdicts(void **state)
 	assert_int_equal(decide(f, make_file("marker", "x " MARKER " y\n")), VERDICT_DENY);
 	assert_int_equal(atomic_load(&f->sc.stats.infected), 2);
 	assert_int_equal(atomic_load(&f->sc.stats.scanned), 3);
+	/* one scan at a time */
+	assert_int_equal(atomic_load(&f->sc.stats.scanning), 0);
+	assert_int_equal(atomic_load(&f->sc.stats.scanning_peak), 1);
+}
+
+#define PEAK_THREADS 4
+#define PEAK_LOOPS 20000
+
+struct peak_arg {
+	struct stats *st;
+	pthread_barrier_t *inside;
+};
+
+/* All threads are inside a scan at once (the barrier), then hammer it. */
+static void *peak_thread(void *p)
+{
+	struct peak_arg *a = p;
+
+	stats_scan_begin(a->st);
+	pthread_barrier_wait(a->inside);
+	stats_scan_end(a->st);
+	for (int i = 0; i < PEAK_LOOPS; i++) {
+		stats_scan_begin(a->st);
+		stats_scan_end(a->st);
+	}
+	return NULL;
+}
+
+static void test_scanning_peak(void **state)
+{
+	struct stats_snapshot snap;
+	pthread_t t[PEAK_THREADS];
+	pthread_barrier_t inside;
+	struct peak_arg a;
+	struct stats st;
+	char line[768];
+
+	(void)state;
+	stats_init(&st);
+	stats_scan_begin(&st);
+	stats_scan_begin(&st);
+	stats_scan_end(&st);
+	stats_scan_begin(&st);
+	assert_int_equal(atomic_load(&st.scanning), 2);
+	assert_int_equal(atomic_load(&st.scanning_peak), 2);
+	stats_scan_end(&st);
+	stats_scan_end(&st);
+	assert_int_equal(atomic_load(&st.scanning), 0);
+	assert_int_equal(atomic_load(&st.scanning_peak), 2);
+
+	stats_init(&st);
+	assert_int_equal(pthread_barrier_init(&inside, NULL, PEAK_THREADS), 0);
+	a.st = &st;
+	a.inside = &inside;
+	for (int i = 0; i < PEAK_THREADS; i++)
+		assert_int_equal(pthread_create(&t[i], NULL, peak_thread, &a), 0);
+	for (int i = 0; i < PEAK_THREADS; i++)
+		pthread_join(t[i], NULL);
+	pthread_barrier_destroy(&inside);
+	assert_int_equal(atomic_load(&st.scanning), 0);
+	assert_int_equal(atomic_load(&st.scanning_peak), PEAK_THREADS);
+
+	stats_snapshot(&st, &snap);
+	assert_int_equal(snap.scanning_peak, PEAK_THREADS);
+	stats_format(&snap, line, sizeof(line));
+	assert_non_null(strstr(line, " scanning=0 scanning_peak=4"));
 }
 
 static void test_cache_and_change(void **state)
@@ -201,6 +269,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_filters, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_swap, setup, teardown),
+		cmocka_unit_test(test_scanning_peak),
 	};
 	char err[256];
 	int rc;

@@ -1,0 +1,211 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Run by dazukofs-test.service in the guest booted with systemd as PID 1
+# (tests/scanner/guest-systemd.sh prepared it): the installed
+# dazuko-clamscan.service through systemctl.
+#   start: Type=notify returns once READY=1 is sent; the group is there with
+#          a reader per worker; STATUS= carries the live counts;
+#   watchdog: with WatchdogSec=4s (drop-in) the timestamp advances and the
+#          service stays up for more than a WatchdogSec;
+#   hardening: seccomp filter, no_new_privs, the bounding set, own mount and
+#          network namespaces, a read-only /usr, in force;
+#   dazukofs mounted after the scanner is up: a clean file opens, EICAR gets
+#          EPERM and a detection with its fields in the journal;
+#   reload: a new signature catches a file that was clean; logged;
+#   stop: the group is removed, the unit inactive and never failed;
+#   and it starts without /etc/dazukofs (the scanner's defaults).
+# Every wait polls the real condition with a deadline.
+#
+# With --finish (the unit's ExecStopPost, run also when the checks fail):
+# writes the status file (0 only if the checks passed), the journal and
+# dmesg to DAZUKOFS_OUT, and powers off.
+set -u
+SRC=${DAZUKOFS_SRC:?}
+OUT=${DAZUKOFS_OUT:?}
+. "$SRC/tests/scanner/common.sh"
+
+if [ "${1:-}" = --finish ]; then
+	case ${SERVICE_RESULT:-} in
+	success) rc=0 ;;
+	*)
+		rc=${EXIT_STATUS:-1}
+		case $rc in '' | 0 | *[!0-9]*) rc=1 ;; esac ;;
+	esac
+	echo "systemd-checks: result ${SERVICE_RESULT:-?} (${EXIT_CODE:-?} ${EXIT_STATUS:-?}): status $rc"
+	journalctl -q --no-pager -u dazukofs-test.service -o cat >>"$OUT/guest.log" 2>&1
+	journalctl -q --no-pager -b -o short-monotonic >"$OUT/journal.txt" 2>&1
+	systemctl --no-pager list-units --all --state=failed >"$OUT/failed-units.txt" 2>&1
+	dmesg >"$OUT/dmesg.txt" 2>&1
+	echo "$rc" >"$OUT/status"
+	sync
+	systemctl --force --force poweroff
+	echo o >/proc/sysrq-trigger
+	exit "$rc"
+fi
+
+U=dazuko-clamscan.service
+G=systemd-test
+CG=/sys/kernel/config/dazukofs/$G
+GS=/sys/fs/dazukofs/groups/$G
+WORKERS=2
+DB=/var/lib/clamav
+L=/srv/share-lower
+M=/srv/share
+
+prop() { systemctl show -P "$1" "$U"; }
+prop_is() { [ "$(prop "$1")" = "$2" ]; }
+prop_has() { prop "$1" | grep -q -- "$2"; }
+jr() { journalctl -q --no-pager -u "$U" -o cat "$@"; }
+journal_has() {
+	_c=$(jr | grep -c -- "$1")
+	[ "${_c:-0}" -ge "${2:-1}" ]
+}
+wait_journal() { wait_for "$1" "'$2' in the journal of $U" journal_has "$2" "${3:-1}"; }
+counter_is() { [ "$(cat "$1" 2>/dev/null)" = "$2" ]; }
+# monotonic clock in microseconds, as systemd's *TimestampMonotonic
+mono_us() { awk '{ printf "%d\n", $1 * 1000000 }' /proc/uptime; }
+
+trap 'rc=$?; [ $rc = 0 ] || { echo "--- journal of $U"; jr -o short-monotonic | tail -60; systemctl --no-pager status "$U"; }; exit $rc' EXIT
+
+t0=$(now_ms)
+echo "systemd-checks: systemd $(systemctl --version | sed -n '1s/^systemd //p'), kernel $(uname -r)"
+[ "$(cat /proc/1/comm)" = systemd ] || fail "PID 1 is $(cat /proc/1/comm), not systemd"
+prop_is LoadState loaded || fail "$U is not loaded: $(prop LoadState)"
+frag=$(prop FragmentPath)
+[ "$(readlink -f "$frag")" = "$(readlink -f /usr/lib/systemd/system/$U)" ] ||
+	fail "$U from $frag, not the installed unit"
+prop_is Type notify || fail "$U Type=$(prop Type)"
+pass "$U installed in /usr/lib/systemd/system, Type=notify"
+
+# a shorter watchdog, to see it pinged within the test
+mkdir -p /run/systemd/system/$U.d
+printf '[Service]\nWatchdogSec=4s\n' >/run/systemd/system/$U.d/watchdog.conf
+systemctl daemon-reload || fail "daemon-reload"
+prop_has DropInPaths watchdog.conf || fail "drop-in not loaded: $(prop DropInPaths)"
+
+# start: Type=notify, so systemctl start returns once READY=1 arrived
+ts=$(now_ms)
+systemctl start "$U" || fail "systemctl start $U"
+echo "systemctl start took $(( $(now_ms) - ts )) ms"
+prop_is ActiveState active || fail "$U is $(prop ActiveState) after start"
+prop_is SubState running || fail "$U substate $(prop SubState) after start"
+wait_journal 10 "ready: source dazukofs group $G, $WORKERS workers, database $DB"
+pass "systemctl start returned with $U active (READY=1 sent once the engine was ready)"
+[ -d "$CG" ] || fail "no group $CG after start"
+[ "$(cat "$CG/track")" = 1 ] || fail "group $G not tracked"
+wait_for 10 "readers == $WORKERS" counter_is "$GS/readers" "$WORKERS"
+pass "group $G in configfs, readers == $WORKERS (DeviceAllow lets the workers open their devices)"
+
+wait_for 10 "a status line" prop_has StatusText '^running: events='
+st0=$(prop StatusText)
+echo "StatusText: $st0"
+case $st0 in *" infected=0 "*) ;; *) fail "StatusText before any scan: $st0" ;; esac
+
+# hardening in force
+pid=$(prop MainPID)
+[ "${pid:-0}" -gt 1 ] || fail "no MainPID"
+grep -q '^Seccomp:[[:space:]]*2$' /proc/$pid/status ||
+	fail "scanner not in seccomp filter mode: $(grep Seccomp /proc/$pid/status)"
+grep -q '^NoNewPrivs:[[:space:]]*1$' /proc/$pid/status || fail "no_new_privs not set"
+grep -q '^CapBnd:[[:space:]]*0000000000200000$' /proc/$pid/status ||
+	fail "bounding set is not CAP_SYS_ADMIN alone: $(grep CapBnd /proc/$pid/status)"
+for t in /proc/$pid/task/*; do
+	grep -q '^Seccomp:[[:space:]]*2$' "$t/status" || fail "thread ${t##*/} without seccomp filter"
+done
+[ -n "$(prop SystemCallFilter)" ] || fail "SystemCallFilter is empty"
+tr '\0' '\n' </proc/$pid/environ | grep -qx 'WATCHDOG_USEC=4000000' ||
+	fail "the scanner did not get WATCHDOG_USEC=4000000 (drop-in WatchdogSec=4s)"
+[ "$(readlink /proc/$pid/ns/net)" != "$(readlink /proc/1/ns/net)" ] || fail "no private network namespace"
+[ "$(readlink /proc/$pid/ns/mnt)" != "$(readlink /proc/1/ns/mnt)" ] || fail "no own mount namespace"
+err=$(nsenter -t "$pid" -m touch /usr/dazukofs-rw-test 2>&1) && fail "/usr is writable for the scanner"
+case $err in *"Read-only file system"*) ;; *) fail "touch /usr in the scanner's namespace: $err" ;; esac
+err=$(nsenter -t "$pid" -m touch $DB/rw-test 2>&1) && fail "$DB is writable for the scanner"
+echo outside >/tmp/systemd-checks-tmp
+nsenter -t "$pid" -m test -e /tmp/systemd-checks-tmp && fail "the scanner sees the host's /tmp (PrivateTmp)"
+pass "WATCHDOG_USEC=4000000; seccomp=2 in all $(ls /proc/$pid/task | wc -l) threads, NoNewPrivs=1, CapBnd=CAP_SYS_ADMIN, own net/mnt namespaces, read-only /usr and $DB, private /tmp"
+
+# the watchdog: the timestamp advances, and the service lives on for more
+# than a WatchdogSec (4 s) with no restart
+wd0=$(prop WatchdogTimestampMonotonic)
+[ "${wd0:-0}" -gt 0 ] || fail "no WATCHDOG=1 received yet (WatchdogTimestampMonotonic=$wd0)"
+since=$(prop ActiveEnterTimestampMonotonic)
+last=$wd0 pings=0 end=$(( $(now_ms) + 30000 ))
+until [ "$pings" -ge 3 ] && [ $((last - wd0)) -gt 4000000 ]; do
+	[ "$(now_ms)" -lt "$end" ] || fail "watchdog: $pings pings in 30 s"
+	prop_is ActiveState active || fail "$U is $(prop ActiveState) while waiting for watchdog pings"
+	cur=$(prop WatchdogTimestampMonotonic)
+	if [ "$cur" -gt "$last" ]; then pings=$((pings + 1)); last=$cur; fi
+	sleep 0.2
+done
+prop_is NRestarts 0 || fail "$U restarted $(prop NRestarts) times"
+[ "$(prop MainPID)" = "$pid" ] || fail "MainPID changed"
+journal_has 'Watchdog timeout' && fail "watchdog timeout in the journal"
+pass "watchdog: $pings pings over $(( (last - wd0) / 1000 )) ms > WatchdogSec=4s, active for $(( ($(mono_us) - since) / 1000 )) ms, no restart"
+
+# dazukofs mounted after the scanner is up
+mkdir -p "$L" "$M"
+mount -t tmpfs -o size=16m systemd-test-lower "$L" || fail "mount tmpfs $L"
+echo "clean text" >"$L/clean.txt"
+make_eicar "$L/eicar.com"
+echo "innocent DAZUKOFS-NEW-SIGNATURE-9d2e here" >"$L/newsig.txt"
+mount -t dazukofs "$L" "$M" || fail "mount -t dazukofs $L $M"
+expect_allowed "$M/clean.txt"
+expect_denied "$M/eicar.com"
+# the event's fd is the file below the mount: its path is the lower one
+wait_journal 20 "^FOUND Dazukofs.Test.EICAR[^ ]* in $L/eicar.com (opened by pid [0-9]* cat): denied"
+fields=$(jr -o verbose MESSAGE_ID=5d2b6e0b9f6a4c8e8a1f3c7d9e2b4a61 | sed 's/^[[:space:]]*//')
+for f in "DAZUKOFS_PATH=$L/eicar.com" DAZUKOFS_COMM=cat "DAZUKOFS_PID=[0-9]" \
+	"DAZUKOFS_SIGNATURE=Dazukofs.Test.EICAR" DAZUKOFS_ACTION=denied PRIORITY=4 \
+	_SYSTEMD_UNIT=$U; do
+	echo "$fields" | grep -q "^$f" || fail "detection in the journal without $f: $fields"
+done
+pass "detection in the journal (journalctl -u $U) with DAZUKOFS_PATH/PID/COMM/SIGNATURE/ACTION"
+wait_for 10 "StatusText with the detection" prop_has StatusText ' infected=1 '
+st1=$(prop StatusText)
+[ "$st1" != "$st0" ] || fail "StatusText unchanged"
+echo "StatusText: $st1"
+pass "StatusText shows the live counts"
+
+# reload with a new signature
+expect_allowed "$M/newsig.txt"
+printf 'Dazukofs.Test.New:0:*:%s\n' \
+	"$(printf '%s' DAZUKOFS-NEW-SIGNATURE-9d2e | od -An -tx1 | tr -d ' \n')" >"$DB/new.ndb"
+systemctl reload "$U" || fail "systemctl reload $U"
+wait_journal 120 "reloaded: 3 signatures from $DB"
+wait_for 30 "$U running after the reload" prop_is SubState running
+wait_journal 10 "^Reloaded $U - DazukoFS on-access virus scanner"
+expect_denied "$M/newsig.txt"
+wait_for 10 "StatusText with the reload" prop_has StatusText ' reloads=1 '
+pass "systemctl reload: the new signature is in force; logged; StatusText: $(prop StatusText)"
+
+# stop: the group goes away, the unit ends clean
+systemctl stop "$U" || fail "systemctl stop $U"
+prop_is ActiveState inactive || fail "$U is $(prop ActiveState) after stop"
+prop_is Result success || fail "$U Result=$(prop Result)"
+prop_is ExecMainStatus 0 || fail "$U exited with $(prop ExecMainStatus)"
+[ -d "$CG" ] && fail "group $G still in configfs after stop"
+wait_journal 10 "group '$G' removed"
+expect_allowed "$M/eicar.com"
+pass "systemctl stop removed group $G; $U inactive, Result=success"
+prop_is NRestarts 0 || fail "$U restarted $(prop NRestarts) times"
+bad=$(jr | grep -iwE 'failed|failure|watchdog timeout|core-dump|dumped core|code=killed')
+[ -z "$bad" ] || fail "the journal of $U says: $bad"
+pass "nothing in the journal says $U failed"
+
+# the unit starts without the directories it lists that may be absent: no
+# /etc/dazukofs (the scanner's defaults apply; a /usr/local install puts the
+# example config elsewhere)
+mv /etc/dazukofs /etc/dazukofs.away || fail "mv /etc/dazukofs"
+systemctl start "$U" ||
+	fail "systemctl start $U without /etc/dazukofs: $(prop Result) ExecMainStatus=$(prop ExecMainStatus); $(jr | tail -5)"
+wait_for 10 "readers of the default group" counter_is /sys/fs/dazukofs/groups/clamscan/readers "$(nproc)"
+expect_denied "$M/eicar.com"
+systemctl stop "$U" || fail "systemctl stop $U"
+prop_is Result success || fail "$U Result=$(prop Result) without /etc/dazukofs"
+mv /etc/dazukofs.away /etc/dazukofs
+pass "$U runs without /etc/dazukofs (defaults: group clamscan, a worker per CPU)"
+
+umount "$M" || fail "umount $M"
+umount "$L"
+echo "systemd-checks: all passed in $(( $(now_ms) - t0 )) ms (uptime $(cut -d' ' -f1 /proc/uptime) s)"
