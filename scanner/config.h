@@ -12,7 +12,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define CONFIG_DEFAULT_PATH "/etc/dazukofs/clamscan.conf"
+/* The build's sysconfdir (CMake: /etc for prefix /usr, PREFIX/etc else). */
+#ifndef DAZUKOFS_SYSCONFDIR
+#define DAZUKOFS_SYSCONFDIR "/etc"
+#endif
+#define CONFIG_DEFAULT_PATH DAZUKOFS_SYSCONFDIR "/dazukofs/clamscan.conf"
 #define CONFIG_DEFAULT_DATABASE "/var/lib/clamav"
 #define CONFIG_DEFAULT_GROUP "clamscan"
 #define CONFIG_ERR_MAX 512

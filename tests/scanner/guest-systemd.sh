@@ -5,9 +5,10 @@
 # as PID 1.  Two phases:
 #
 # 1. This script, run by tests/vm/stage2 like any guest script, prepares the
-#    overlay root the way an admin would: `cmake --install` of the build with
-#    prefix /usr, the test signatures in the configured database directory,
-#    /etc/dazukofs/clamscan.conf, the module loaded; it masks what is slow or
+#    overlay root the way an admin would: `cmake --install` of the build (to
+#    the prefix it was configured with: /usr/local by default), the test
+#    signatures in the configured database directory, the scanner's
+#    clamscan.conf, the module loaded; it masks what is slow or
 #    pointless under TCG, writes the test units and asks stage2 (through
 #    /run/dazukofs/exec-systemd) to exec /lib/systemd/systemd booting into
 #    dazukofs-test.target.
@@ -31,22 +32,34 @@ t0=$(now_ms)
 step "kernel $(uname -r), systemd $(/lib/systemd/systemd --version | sed -n '1s/^systemd //p')"
 [[ -x /lib/systemd/systemd ]] || fail "no /lib/systemd/systemd on the host root"
 
-# What an admin does: install the build (the overlay root is a tmpfs, so
-# this changes nothing on the host). No network is needed. The example
-# config goes to CMAKE_INSTALL_FULL_SYSCONFDIR as configured (the build's
-# prefix, not --prefix); the test writes its own /etc/dazukofs/clamscan.conf.
-step "cmake --install $BUILD --prefix /usr"
-cmake --install "$BUILD" --prefix /usr >"$OUT/install.log" 2>&1 ||
+# What an admin does: `make install`, i.e. install the build to the prefix
+# it was configured with (the overlay root is a tmpfs, so this changes
+# nothing on the host; the manifest lands in the overlay too). No network is
+# needed. systemd, udev and modules-load read /usr/local/lib too, and the
+# unit and the scanner's default config path follow the prefix.
+prefix=$(sed -n 's/^CMAKE_INSTALL_PREFIX:PATH=//p' "$BUILD/CMakeCache.txt")
+[[ -n $prefix ]] || fail "no CMAKE_INSTALL_PREFIX in $BUILD/CMakeCache.txt"
+step "cmake --install $BUILD (prefix $prefix)"
+cmake --install "$BUILD" >"$OUT/install.log" 2>&1 ||
 	{ tail -20 "$OUT/install.log"; fail "cmake --install"; }
 ldconfig
-for f in /usr/sbin/dazuko-clamscan /usr/sbin/dazukofsctl \
-	/usr/lib/systemd/system/dazuko-clamscan.service \
-	/usr/lib/modules-load.d/dazukofs.conf /usr/lib/udev/rules.d/60-dazukofs.rules; do
-	[[ -f $f ]] || fail "$f not installed"
+for f in sbin/dazuko-clamscan sbin/dazukofsctl lib/systemd/system/dazuko-clamscan.service \
+	lib/modules-load.d/dazukofs.conf lib/udev/rules.d/60-dazukofs.rules; do
+	[[ -f $prefix/$f ]] || fail "$prefix/$f not installed"
 done
-lib=$(ldd /usr/sbin/dazuko-clamscan | sed -n 's/^[[:space:]]*libdazukofs.so.1 => \([^ ]*\) .*/\1/p')
-[[ -n $lib && $(readlink -f "$lib") == "$(readlink -f /usr/lib/libdazukofs.so.1)" ]] ||
-	fail "dazuko-clamscan does not use the installed libdazukofs: $(ldd /usr/sbin/dazuko-clamscan)"
+scanner=$prefix/sbin/dazuko-clamscan
+unit=$prefix/lib/systemd/system/dazuko-clamscan.service
+grep -qx "ExecStart=$scanner --foreground" "$unit" ||
+	fail "$unit does not start $scanner: $(grep ^ExecStart= "$unit")"
+installed_lib=$(grep -m1 '/libdazukofs\.so\.1$' "$BUILD/install_manifest.txt") ||
+	fail "libdazukofs.so.1 is not in the install manifest"
+lib=$(ldd "$scanner" | sed -n 's/^[[:space:]]*libdazukofs.so.1 => \([^ ]*\) .*/\1/p')
+[[ -n $lib && $(readlink -f "$lib") == "$(readlink -f "$installed_lib")" ]] ||
+	fail "dazuko-clamscan does not use the installed $installed_lib: $(ldd "$scanner")"
+# the config file the scanner reads by default is where the example went
+conf=$("$scanner" --help | sed -n 's/.*--config FILE .*(default \(.*\))$/\1/p')
+[[ -f $conf ]] || fail "the scanner's default config '$conf' was not installed"
+step "installed: $scanner, $unit, $installed_lib, $conf"
 
 # The module. The installed modules-load.d entry would have
 # systemd-modules-load modprobe it at boot, but that needs the module in
@@ -68,8 +81,7 @@ db=/var/lib/clamav
 mkdir -p "$db"
 rm -f "$db"/*
 cp "$SRC/tests/scanner/db/"* "$db/"
-mkdir -p /etc/dazukofs
-cat >/etc/dazukofs/clamscan.conf <<EOF
+cat >"$conf" <<EOF
 # written by tests/scanner/guest-systemd.sh
 group = systemd-test
 track = yes
@@ -103,6 +115,8 @@ DAZUKOFS_BUILD=$BUILD
 DAZUKOFS_KO=$KO
 DAZUKOFS_OUT=$OUT
 DAZUKOFS_KREL=$DAZUKOFS_KREL
+DZ_UNIT_FILE=$unit
+DZ_CONF_DIR=${conf%/*}
 EOF
 cat >/etc/systemd/system/dazukofs-test.target <<EOF
 [Unit]

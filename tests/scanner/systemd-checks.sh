@@ -14,7 +14,7 @@
 #          EPERM and a detection with its fields in the journal;
 #   reload: a new signature catches a file that was clean; logged;
 #   stop: the group is removed, the unit inactive and never failed;
-#   and it starts without /etc/dazukofs (the scanner's defaults).
+#   and it starts without its config directory (the scanner's defaults).
 # Every wait polls the real condition with a deadline.
 #
 # With --finish (the unit's ExecStopPost, run also when the checks fail):
@@ -45,6 +45,8 @@ if [ "${1:-}" = --finish ]; then
 fi
 
 U=dazuko-clamscan.service
+UNIT_FILE=${DZ_UNIT_FILE:?}	# where cmake --install put the unit
+CONF_DIR=${DZ_CONF_DIR:?}	# the scanner's config directory
 G=systemd-test
 CG=/sys/kernel/config/dazukofs/$G
 GS=/sys/fs/dazukofs/groups/$G
@@ -73,10 +75,10 @@ echo "systemd-checks: systemd $(systemctl --version | sed -n '1s/^systemd //p'),
 [ "$(cat /proc/1/comm)" = systemd ] || fail "PID 1 is $(cat /proc/1/comm), not systemd"
 prop_is LoadState loaded || fail "$U is not loaded: $(prop LoadState)"
 frag=$(prop FragmentPath)
-[ "$(readlink -f "$frag")" = "$(readlink -f /usr/lib/systemd/system/$U)" ] ||
-	fail "$U from $frag, not the installed unit"
+[ "$(readlink -f "$frag")" = "$(readlink -f "$UNIT_FILE")" ] ||
+	fail "$U from $frag, not the installed $UNIT_FILE"
 prop_is Type notify || fail "$U Type=$(prop Type)"
-pass "$U installed in /usr/lib/systemd/system, Type=notify"
+pass "$U installed as $UNIT_FILE, Type=notify"
 
 # a shorter watchdog, to see it pinged within the test
 mkdir -p /run/systemd/system/$U.d
@@ -194,17 +196,16 @@ bad=$(jr | grep -iwE 'failed|failure|watchdog timeout|core-dump|dumped core|code
 pass "nothing in the journal says $U failed"
 
 # the unit starts without the directories it lists that may be absent: no
-# /etc/dazukofs (the scanner's defaults apply; a /usr/local install puts the
-# example config elsewhere)
-mv /etc/dazukofs /etc/dazukofs.away || fail "mv /etc/dazukofs"
+# config directory (the scanner's defaults apply)
+mv "$CONF_DIR" "$CONF_DIR.away" || fail "mv $CONF_DIR"
 systemctl start "$U" ||
-	fail "systemctl start $U without /etc/dazukofs: $(prop Result) ExecMainStatus=$(prop ExecMainStatus); $(jr | tail -5)"
+	fail "systemctl start $U without $CONF_DIR: $(prop Result) ExecMainStatus=$(prop ExecMainStatus); $(jr | tail -5)"
 wait_for 10 "readers of the default group" counter_is /sys/fs/dazukofs/groups/clamscan/readers "$(nproc)"
 expect_denied "$M/eicar.com"
 systemctl stop "$U" || fail "systemctl stop $U"
-prop_is Result success || fail "$U Result=$(prop Result) without /etc/dazukofs"
-mv /etc/dazukofs.away /etc/dazukofs
-pass "$U runs without /etc/dazukofs (defaults: group clamscan, a worker per CPU)"
+prop_is Result success || fail "$U Result=$(prop Result) without $CONF_DIR"
+mv "$CONF_DIR.away" "$CONF_DIR"
+pass "$U runs without $CONF_DIR (defaults: group clamscan, a worker per CPU)"
 
 umount "$M" || fail "umount $M"
 umount "$L"
