@@ -48,11 +48,11 @@ OUT=${DAZUKOFS_OUT:?}
 KO=${DAZUKOFS_KO:?}
 params=$DAZUKOFS_BUILD/bench/params/$(basename "$OUT").env
 
-MODE=quick REPEATS=3 SECS=0.2 NFILES=500 TREE=1000 BIGMB=8 TARFILES=150
+MODE=quick REPEATS=3 SECS=0.2 NFILES=500 TREE=500 BIGMB=4 TARFILES=100
 CORPUS=150 CORPUSKB=1024 SCANWORKERS="1 2" SCANJ=2 REOPENSECS=1
 LOWERFS="tmpfs ext4"
 CONFIGS="lower dazukofs overlay bindfs dz-g1 dz-g2 dz-g4 fanotify"
-CONFIGS_EXT4=
+CONFIGS_EXT4=   # empty: $CONFIGS (bench/run --quick gives a subset)
 WORKLOADS="open stat create seqwrite seqread mmapread walk untar"
 if [[ -f $params ]]; then
 	. "$params"
