@@ -9,7 +9,7 @@
  * fanotify_mark(FAN_MARK_ADD | FAN_MARK_MOUNT, FAN_OPEN_PERM, AT_FDCWD,
  * MOUNTPOINT); answers every event FAN_ALLOW and closes its fd.  The number
  * of events answered is kept in COUNTFILE (8 bytes, host-endian, updated
- * as they are answered) so the runner can check that every open was seen.
+ * just before each answer) so the runner can check that every open was seen.
  * Prints "fanlistener: ready" once the mark is in place; runs until killed.
  */
 #include <errno.h>
@@ -72,6 +72,12 @@ int main(int argc, char **argv)
 				fprintf(stderr, "fanlistener: metadata version %d\n", m->vers);
 				return 1;
 			}
+			/*
+			 * Counted before the answer: the opener reads the count
+			 * as soon as its open returns, which may be before this
+			 * loop gets the CPU back after write().
+			 */
+			*count += 1;
 			if (m->mask & FAN_OPEN_PERM &&
 			    write(fan, &r, sizeof(r)) != sizeof(r)) {
 				perror("fanlistener: response");
@@ -79,7 +85,6 @@ int main(int argc, char **argv)
 			}
 			if (m->fd >= 0)
 				close(m->fd);
-			*count += 1;
 		}
 	}
 }

@@ -4,6 +4,7 @@
  *
  *   fsbench prep DIR NFILES TREEFILES BIGMB   the data set (files/, tree/, big)
  *   fsbench gensrc DIR NFILES                 synthetic source tree for a tarball
+ *   fsbench corpus DIR NFILES MAXKB           the scanner's corpus (DIR/cNNNNN.*)
  *   fsbench WORKLOAD DIR [options]            one timed run
  *   fsbench suite DIR -w 'WORKLOADS' -r REPEATS -c COUNTER -o CSV -l FS,CONFIG
  *           [-p HELPER_PID] [options]         every workload, REPEATS runs
@@ -11,8 +12,11 @@
  *                                             fork+exec per run costs more
  *                                             than the runs)
  *
- * Workloads: open stat create seqwrite seqread mmapread walk untar.
- * Options: -t SECONDS (time-bounded loops: open, stat, create; default 1),
+ * Workloads: open stat create seqwrite seqread mmapread walk untar, and for
+ * the scanner: scan (open+close every regular file of DIR once, spread over
+ * -j THREADS threads, files/s) and reopen (time-bounded open+close loop over
+ * the regular files of DIR, ops/s).
+ * Options: -t SECONDS (time-bounded loops: open, stat, create, reopen; default 1),
  *          -n NFILES (files in DIR/files, default 1000), -s MB (seqwrite),
  *          -a TARBALL -f FILES (untar: the tarball and its regular files).
  *
@@ -26,7 +30,9 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <dirent.h>
 #include <ftw.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -152,6 +158,165 @@ static int gensrc(const char *dir, long nfiles)
 			die("close", p);
 	}
 	return 0;
+}
+
+/* xorshift64*: deterministic contents, the same on every run */
+static uint64_t rng = 0x9e3779b97f4a7c15ULL;
+
+static uint64_t rnd(void)
+{
+	rng ^= rng >> 12;
+	rng ^= rng << 25;
+	rng ^= rng >> 27;
+	return rng * 0x2545f4914f6cdd1dULL;
+}
+
+static long rnd_range(long lo, long hi)
+{
+	return lo + (long)(rnd() % (uint64_t)(hi - lo + 1));
+}
+
+/* @size bytes of text (compressible) or of pseudo-random bytes into @path */
+static void corpus_file(const char *path, size_t size, int text)
+{
+	static const char *const words[] = {
+		"scanner", "verdict", "open", "file", "dazukofs", "stack", "lower",
+		"event", "group", "worker", "cache", "signature", "the", "of", "a",
+		"and", "clean", "kernel", "module", "inode",
+	};
+	static char cbuf[CHUNK];
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	size_t left = size;
+
+	if (fd < 0)
+		die("create", path);
+	while (left) {
+		size_t n = left < sizeof(cbuf) ? left : sizeof(cbuf), i = 0;
+
+		if (text) {
+			while (i < n) {
+				const char *w = words[rnd() % 20];
+				size_t l = strlen(w);
+
+				for (size_t k = 0; k < l && i < n; k++)
+					cbuf[i++] = w[k];
+				if (i < n)
+					cbuf[i++] = rnd() % 12 ? ' ' : '\n';
+			}
+		} else {
+			for (; i + 8 <= n; i += 8) {
+				uint64_t r = rnd();
+
+				memcpy(cbuf + i, &r, 8);
+			}
+			for (; i < n; i++)
+				cbuf[i] = (char)rnd();
+		}
+		if (write(fd, cbuf, n) != (ssize_t)n)
+			die("write", path);
+		left -= n;
+	}
+	if (close(fd))
+		die("close", path);
+}
+
+/*
+ * The scanner benchmark's corpus: NFILES files in DIR, by i % 10:
+ * 0-5 text of 256 B-8 KiB (.txt), 6-7 16-128 KiB (text or binary),
+ * 8 128-512 KiB binary (.bin), 9 MAXKB/4-MAXKB KiB (text or binary).
+ * Prints "files=N bytes=B".
+ */
+static int corpus(const char *dir, long n, long maxkb)
+{
+	char p[4096];
+	long long total = 0;
+
+	mkdir_p(dir);
+	for (long i = 0; i < n; i++) {
+		long c = i % 10, size;
+		int text;
+
+		if (c <= 5) {
+			size = rnd_range(256, 8192);
+			text = 1;
+		} else if (c <= 7) {
+			size = rnd_range(16, 128) * 1024;
+			text = i % 20 < 10;
+		} else if (c == 8) {
+			size = rnd_range(128, 512) * 1024;
+			text = 0;
+		} else {
+			size = rnd_range(maxkb / 4, maxkb) * 1024;
+			text = i % 20 < 10;
+		}
+		snprintf(p, sizeof(p), "%s/c%05ld.%s", dir, i, text ? "txt" : "bin");
+		corpus_file(p, (size_t)size, text);
+		total += size;
+	}
+	printf("files=%ld bytes=%lld\n", n, total);
+	return 0;
+}
+
+/* The regular files of @dir (not recursive), sorted: the scan/reopen list. */
+static char **list;
+static long nlist;
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void load_list(const char *dir)
+{
+	struct dirent *de;
+	DIR *d;
+	long cap = 0;
+
+	if (list)
+		return;
+	d = opendir(dir);
+	if (!d)
+		die("opendir", dir);
+	while ((de = readdir(d))) {
+		char p[4096];
+		struct stat st;
+
+		snprintf(p, sizeof(p), "%s/%s", dir, de->d_name);
+		if (lstat(p, &st))
+			die("lstat", p);
+		if (!S_ISREG(st.st_mode))
+			continue;
+		if (nlist == cap) {
+			cap = cap ? cap * 2 : 256;
+			list = realloc(list, (size_t)cap * sizeof(*list));
+			if (!list)
+				die("realloc", NULL);
+		}
+		list[nlist] = strdup(p);
+		if (!list[nlist++])
+			die("strdup", NULL);
+	}
+	closedir(d);
+	if (!nlist) {
+		fprintf(stderr, "fsbench: no regular files in %s\n", dir);
+		exit(1);
+	}
+	qsort(list, (size_t)nlist, sizeof(*list), by_name);
+}
+
+static int threads = 1;
+
+/* scan: thread k opens files k, k + threads, ... once each */
+static void *scan_thread(void *arg)
+{
+	for (long i = (long)(intptr_t)arg; i < nlist; i += threads) {
+		int fd = open(list[i], O_RDONLY);
+
+		if (fd < 0)
+			die("open", list[i]);
+		close(fd);
+	}
+	return NULL;
 }
 
 static struct result {
@@ -313,6 +478,39 @@ static int run(const char *w, const char *dir)
 		t1 = now();
 		report(w, walk_count / (t1 - t0), "files/s", walk_count, 0,
 		       t1 - t0);
+	} else if (!strcmp(w, "scan")) {
+		pthread_t tid[64];
+
+		load_list(dir);
+		if (threads < 1 || threads > 64) {
+			fprintf(stderr, "fsbench: -j must be 1-64\n");
+			return 2;
+		}
+		t0 = now();
+		for (long k = 0; k < threads; k++)
+			if (pthread_create(&tid[k], NULL, scan_thread, (void *)(intptr_t)k))
+				die("pthread_create", NULL);
+		for (long k = 0; k < threads; k++)
+			pthread_join(tid[k], NULL);
+		t1 = now();
+		report(w, nlist / (t1 - t0), "files/s", nlist, nlist, t1 - t0);
+	} else if (!strcmp(w, "reopen")) {
+		double end;
+
+		load_list(dir);
+		t0 = now();
+		end = t0 + limit;
+		do {
+			for (int k = 0; k < 16; k++, ops++) {
+				fd = open(list[ops % nlist], O_RDONLY);
+				if (fd < 0)
+					die("open", list[ops % nlist]);
+				opens++;
+				close(fd);
+			}
+			t1 = now();
+		} while (t1 < end);
+		report(w, ops / (t1 - t0), "ops/s", ops, opens, t1 - t0);
 	} else if (!strcmp(w, "untar")) {
 		pid_t pid;
 		int status;
@@ -397,14 +595,16 @@ int main(int argc, char **argv)
 		return prep(argv[2], atol(argv[3]), atol(argv[4]), atol(argv[5]));
 	if (argc >= 4 && !strcmp(argv[1], "gensrc"))
 		return gensrc(argv[2], atol(argv[3]));
+	if (argc >= 5 && !strcmp(argv[1], "corpus"))
+		return corpus(argv[2], atol(argv[3]), atol(argv[4]));
 	if (argc < 3) {
-		fprintf(stderr, "usage: fsbench WORKLOAD DIR [-t S] [-n N] [-s MB] [-a TAR -f FILES]\n"
+		fprintf(stderr, "usage: fsbench WORKLOAD DIR [-t S] [-n N] [-s MB] [-a TAR -f FILES] [-j THREADS]\n"
 			"       fsbench suite DIR -w 'WORKLOADS' -r REPEATS -c COUNTER -o CSV -l FS,CONFIG [-p PID] ...\n");
 		return 2;
 	}
 	dir = argv[2];
 	optind = 3;
-	while ((opt = getopt(argc, argv, "t:n:s:a:f:w:r:c:o:l:p:")) != -1) {
+	while ((opt = getopt(argc, argv, "t:n:s:a:f:w:r:c:o:l:p:j:")) != -1) {
 		switch (opt) {
 		case 't': limit = atof(optarg); break;
 		case 'n': nfiles = atol(optarg); break;
@@ -417,6 +617,7 @@ int main(int argc, char **argv)
 		case 'o': csv = optarg; break;
 		case 'l': label = optarg; break;
 		case 'p': helper = atoi(optarg); break;
+		case 'j': threads = atoi(optarg); break;
 		default: return 2;
 		}
 	}
@@ -442,15 +643,18 @@ int main(int argc, char **argv)
 		for (int r = 1; r <= repeats; r++) {
 			unsigned long long e0, a0, e1, a1;
 			char events[32] = "";
+			double wall;
 			int rc;
 
 			if (read_counter(counter, &e0, &a0)) {
 				fprintf(stderr, "fsbench: bad counter %s\n", counter);
 				return 2;
 			}
+			wall = now();
 			rc = run(w, dir);
 			if (rc)
 				return rc;
+			wall = now() - wall;
 			read_counter(counter, &e1, &a1);
 			if (strcmp(counter, "none")) {
 				if (e1 - e0 != (unsigned long long)res.opens ||
@@ -470,8 +674,8 @@ int main(int argc, char **argv)
 					res.value, res.unit, res.ops, res.opens, events, res.secs);
 				fflush(out);
 			}
-			printf("bench: %-16s %-9s #%d %12.1f %-8s %s%s\n", label, w, r,
-			       res.value, res.unit, *events ? "events=" : "", events);
+			printf("bench: %-16s %-9s #%d %12.1f %-8s wall=%.2fs %s%s\n", label, w,
+			       r, res.value, res.unit, wall, *events ? "events=" : "", events);
 			fflush(stdout);
 		}
 	}

@@ -19,11 +19,28 @@
 #              sysfs events and allowed counters
 #   fanotify   M = LOWER/data, FAN_OPEN_PERM on LOWER's mount answered by
 #              fanlistener (allow-all); every open must be counted by it
-# Fails (non-zero) if a configuration cannot be set up, a worker or listener
-# dies, an open goes unanswered or uncounted, or fsbench fails.  Never on
-# the numbers.
-# TODO(scanner): a configuration with the real scanner (being written
-# elsewhere) answering the group belongs here, next to dz-gN.
+# In quick mode ext4 runs only $CONFIGS_EXT4 (a subset); full mode runs all.
+#
+# Then the scanner benchmark (fs "scanner" in the CSV), over a generated
+# corpus (fsbench corpus: $CORPUS files of mixed sizes, deterministic) on a
+# tmpfs, with the test signatures (tests/scanner/db):
+#   dazuko-clamscan-wN  dazuko-clamscan (cache off) answering a group on a
+#                       dazukofs over the corpus, N workers; workload scan:
+#                       $SCANJ threads open every file once (files/s), after
+#                       an untimed warm-up pass (TCG translates code the
+#                       first time it runs; clamscan gets a warm-up run too)
+#   clamscan            clamscan -d DB -r over the corpus (the lower, no
+#                       dazukofs): files/s with its engine load (clamscan of
+#                       an empty directory, measured just before, workload
+#                       "engine") subtracted; clamscan+load: without
+#   reopen              open+close of the already scanned corpus (loops of
+#                       $REOPENSECS s) on dazukofs with no group, with dz-g1
+#                       (allow-all) and with dazuko-clamscan-cache (1 worker,
+#                       verdict cache on, after one untimed scan pass)
+# The scanner's statistics (SIGUSR1) must show scanned == the files opened
+# (cache off), cache_hits == the re-opens (cache on), no errors, no infected;
+# every corpus file must open; EICAR copied into the corpus at the end of
+# each scanner configuration must be denied (and counted infected).
 set -u
 
 BIN=${DAZUKOFS_BUILD:?}/bench
@@ -31,15 +48,21 @@ OUT=${DAZUKOFS_OUT:?}
 KO=${DAZUKOFS_KO:?}
 params=$DAZUKOFS_BUILD/bench/params/$(basename "$OUT").env
 
-MODE=quick REPEATS=3 SECS=0.2 NFILES=500 TREE=1000 BIGMB=8 TARFILES=150
+MODE=quick REPEATS=3 SECS=0.2 NFILES=500 TREE=500 BIGMB=4 TARFILES=100
+CORPUS=150 CORPUSKB=1024 SCANWORKERS="1 2" SCANJ=2 REOPENSECS=1
 LOWERFS="tmpfs ext4"
 CONFIGS="lower dazukofs overlay bindfs dz-g1 dz-g2 dz-g4 fanotify"
+CONFIGS_EXT4=   # empty: $CONFIGS (bench/run --quick gives a subset)
 WORKLOADS="open stat create seqwrite seqread mmapread walk untar"
 if [[ -f $params ]]; then
 	. "$params"
 else
 	echo "bench: no $params, quick defaults"
 fi
+CONFIGS_EXT4=${CONFIGS_EXT4:-$CONFIGS}
+SCANNER=$DAZUKOFS_BUILD/scanner/dazuko-clamscan
+SIGDB=${DAZUKOFS_SRC:?}/tests/scanner/db
+EICAR='X5O!P%@AP[4\PZX54(P^)7CC)7}$EICAR-STANDARD-ANTIVIRUS-TEST-FILE!$H+H*'
 
 W=/tmp/bench
 RAW=$OUT/bench-raw.csv
@@ -56,11 +79,14 @@ fail() {
 	exit 1
 }
 say() { echo "bench: $*"; }
+say "booted in $(cut -d' ' -f1 /proc/uptime) s"
 
 for b in fsbench dzworker fanlistener; do
 	[[ -x $BIN/$b ]] || fail "$BIN/$b missing (build first)"
 done
 command -v bindfs >/dev/null || fail "bindfs not installed (scripts/setup)"
+command -v clamscan >/dev/null || fail "clamscan not installed (scripts/setup)"
+[[ -x $SCANNER ]] || fail "$SCANNER missing (build first)"
 rm -rf "$W"
 mkdir -p "$W/empty"
 
@@ -84,6 +110,12 @@ mem_mb=$(awk '/^MemTotal:/ { print int($2 / 1024) }' /proc/meminfo)
 	echo "tarfiles=$TARFILES"
 	echo "lowerfs=\"$LOWERFS\""
 	echo "configs=\"$CONFIGS\""
+	echo "configs_ext4=\"$CONFIGS_EXT4\""
+	echo "scanworkers=\"$SCANWORKERS\""
+	echo "scanj=$SCANJ"
+	echo "corpus=$CORPUS"
+	echo "reopensecs=$REOPENSECS"
+	echo "corpuskb=$CORPUSKB"
 	echo "workloads=\"$WORKLOADS\""
 } >"$OUT/bench-meta.env"
 echo "fs,config,workload,rep,value,unit,ops,opens,events,secs" >"$RAW"
@@ -205,7 +237,9 @@ for fs in $LOWERFS; do
 	"$BIN/fsbench" prep "$L/data" "$NFILES" "$TREE" "$BIGMB" || fail "prep $fs"
 	sync
 	say "$fs: data set ready in $(( $(date +%s) - t )) s"
-	for cfg in $CONFIGS; do
+	cfgs=$CONFIGS
+	[[ $fs == ext4 ]] && cfgs=$CONFIGS_EXT4
+	for cfg in $cfgs; do
 		t=$(date +%s)
 		setup_config "$cfg" "$L"
 		run_config "$fs" "$cfg"
@@ -214,6 +248,158 @@ for fs in $LOWERFS; do
 	done
 	teardown_lower "$L"
 done
+say "filesystem workloads done in $(( $(date +%s) - start )) s"
+
+# ---- the scanner benchmark -------------------------------------------------
+SLOG=$W/scanner.log
+now_s() { local t; t=$(date +%s%N); echo "${t:0:-9}.${t: -9}"; }
+
+start_scanner() { # WORKERS CACHE_SIZE: dazuko-clamscan on group $GROUP, ready
+	: >"$SLOG"
+	"$SCANNER" -f -c /dev/null --group "$GROUP" --workers "$1" --cache-size "$2" \
+		--database "$W/db" --log-level notice --timeout-ms 0 >>"$SLOG" 2>&1 &
+	HELPER=$!
+	local i
+	for ((i = 0; i < 1200; i++)); do
+		grep -q 'notice: ready:' "$SLOG" && [[ $(cat "$GSYS/readers" 2>/dev/null) == "$1" ]] && return 0
+		kill -0 "$HELPER" 2>/dev/null || fail "dazuko-clamscan died: $(cat "$SLOG")"
+		sleep 0.1
+	done
+	fail "dazuko-clamscan not ready after 120 s: $(cat "$SLOG")"
+}
+
+scan_stats() { # the scanner's statistics line, fresh (SIGUSR1)
+	local n i
+	n=$(grep -c 'statistics:' "$SLOG")
+	kill -USR1 "$HELPER" || fail "SIGUSR1 to dazuko-clamscan"
+	for ((i = 0; i < 100; i++)); do
+		(( $(grep -c 'statistics:' "$SLOG") > n )) && break
+		sleep 0.1
+	done
+	grep 'statistics:' "$SLOG" | tail -n 1
+}
+stat_of() { sed -n "s/.* $1=\([0-9]*\).*/\1/p" <<<"$2"; }
+
+check_stats() { # CONFIG SCANNED CACHE_HITS INFECTED: the scanner's counters
+	local st
+	st=$(scan_stats)
+	say "$1: $st"
+	[[ $(stat_of scanned "$st") == "$2" ]] || fail "$1: scanned should be $2: $st"
+	[[ $(stat_of cache_hits "$st") == "$3" ]] || fail "$1: cache_hits should be $3: $st"
+	[[ $(stat_of infected "$st") == "$4" ]] || fail "$1: infected should be $4: $st"
+	[[ $(stat_of errors "$st") == 0 && $(stat_of too_big "$st") == 0 &&
+		$(stat_of filtered "$st") == 0 ]] || fail "$1: errors or skipped files: $st"
+}
+
+eicar_denied() { # CONFIG: EICAR in the corpus is denied through the mount
+	local err
+	printf '%s' "$EICAR" >"$L/data/zz-eicar.com"
+	err=$(cat "$M/zz-eicar.com" 2>&1 >/dev/null) && fail "$1: EICAR opened through the mount"
+	[[ $err == *"Operation not permitted"* ]] || fail "$1: EICAR: unexpected error: $err"
+	rm -f "$L/data/zz-eicar.com"
+	say "$1: EICAR denied"
+}
+
+stop_scanner() { # CONFIG
+	local rc
+	kill -0 "$HELPER" 2>/dev/null || fail "$1: dazuko-clamscan died: $(cat "$SLOG")"
+	kill -TERM "$HELPER"
+	wait "$HELPER"
+	rc=$?
+	HELPER=
+	[[ $rc == 0 ]] || fail "$1: dazuko-clamscan exited with $rc: $(cat "$SLOG")"
+	[[ -d $GDIR ]] && fail "$1: group left after SIGTERM"
+	umount "$M" || fail "umount $M"
+}
+
+raw_row() { # CONFIG WORKLOAD REP VALUE UNIT OPS SECS
+	printf 'scanner,%s,%s,%s,%.3f,%s,%s,0,,%.4f\n' "$@" >>"$RAW"
+	printf 'bench: %-16s %-9s #%s %12.1f %s\n' "scanner,$1" "$2" "$3" "$4" "$5"
+}
+
+sstart=$(date +%s)
+mkdir -p "$W/db" && cp "$SIGDB"/* "$W/db/" || fail "copy $SIGDB"
+L=/mnt/bench-scan
+mkdir -p "$L"
+mount -t tmpfs -o size=$((CORPUS * CORPUSKB / 4 / 1024 + 64))m bench-scan "$L" || fail "mount tmpfs for the corpus"
+corpus=$("$BIN/fsbench" corpus "$L/data" "$CORPUS" "$CORPUSKB") || fail "fsbench corpus"
+cfiles=$(sed -n 's/^files=\([0-9]*\) .*/\1/p' <<<"$corpus")
+cbytes=$(sed -n 's/.* bytes=\([0-9]*\)$/\1/p' <<<"$corpus")
+[[ -n $cfiles && -n $cbytes ]] || fail "fsbench corpus said '$corpus'"
+echo "corpus_files=$cfiles" >>"$OUT/bench-meta.env"
+echo "corpus_bytes=$cbytes" >>"$OUT/bench-meta.env"
+say "scanner corpus: $cfiles files, $cbytes bytes"
+
+# clamscan: engine load (an empty directory), then the corpus, each repeat,
+# after one untimed warm-up run (TCG translates code when it first runs it)
+t=$(date +%s)
+clamscan --no-summary -d "$W/db" -r "$L/data" >/dev/null 2>&1 || fail "clamscan warm-up run"
+for ((r = 1; r <= REPEATS; r++)); do
+	t0=$(now_s)
+	clamscan --no-summary -d "$W/db" "$W/empty" >/dev/null 2>&1 || fail "clamscan of an empty directory"
+	t1=$(now_s)
+	res=$(clamscan -d "$W/db" -r "$L/data" 2>&1)
+	rc=$?
+	t2=$(now_s)
+	[[ $rc == 0 ]] || fail "clamscan of the corpus exited $rc: $res"
+	n=$(sed -n 's/^Scanned files: //p' <<<"$res")
+	[[ $n == "$cfiles" ]] || fail "clamscan scanned '$n' files, not $cfiles"
+	read -r load full scan <<<"$(awk -v a="$t0" -v b="$t1" -v c="$t2" \
+		'BEGIN { printf "%.4f %.4f %.4f\n", b - a, c - b, (c - b) - (b - a) }')"
+	awk -v s="$scan" 'BEGIN { exit !(s > 0) }' || fail "clamscan: corpus ($full s) not slower than engine load ($load s)"
+	raw_row clamscan engine "$r" "$load" s 0 "$load"
+	raw_row clamscan scan "$r" "$(awk -v n="$n" -v s="$scan" 'BEGIN { print n / s }')" files/s "$n" "$scan"
+	raw_row clamscan+load scan "$r" "$(awk -v n="$n" -v s="$full" 'BEGIN { print n / s }')" files/s "$n" "$full"
+done
+say "scanner/clamscan done in $(( $(date +%s) - t )) s"
+
+# dazuko-clamscan, verdict cache off: every open is a scan
+for nw in $SCANWORKERS; do
+	t=$(date +%s)
+	cfg=dazuko-clamscan-w$nw
+	M=/mnt/bench-dz
+	mkdir -p "$M"
+	mount -t dazukofs "$L/data" "$M" || fail "mount -t dazukofs"
+	start_scanner "$nw" 0
+	say "$cfg: ready in $(( $(date +%s) - t )) s"
+	"$BIN/fsbench" scan "$M" -j "$SCANJ" >/dev/null || fail "$cfg: warm-up pass"
+	"$BIN/fsbench" suite "$M" -w scan -r "$REPEATS" -c "dz:$GSYS" -p "$HELPER" \
+		-j "$SCANJ" -o "$RAW" -l "scanner,$cfg" || fail "scanner/$cfg: fsbench suite"
+	check_stats "$cfg" $((cfiles * (REPEATS + 1))) 0 0
+	eicar_denied "$cfg"
+	check_stats "$cfg" $((cfiles * (REPEATS + 1) + 1)) 0 1
+	stop_scanner "$cfg"
+	say "scanner/$cfg done in $(( $(date +%s) - t )) s"
+done
+
+# re-opening the already scanned corpus
+for cfg in dazukofs dz-g1; do
+	t=$(date +%s)
+	setup_config "$cfg" "$L"
+	[[ $cfg == dz-g1 ]] && counter=dz:$GSYS || counter=none
+	"$BIN/fsbench" suite "$M" -w reopen -r "$REPEATS" -c "$counter" ${HELPER:+-p "$HELPER"} \
+		-t "$REOPENSECS" -o "$RAW" -l "scanner,$cfg" || fail "scanner/$cfg: fsbench suite"
+	teardown_config "$cfg" "$L"
+	say "scanner/$cfg done in $(( $(date +%s) - t )) s"
+done
+t=$(date +%s)
+cfg=dazuko-clamscan-cache
+M=/mnt/bench-dz
+mount -t dazukofs "$L/data" "$M" || fail "mount -t dazukofs"
+start_scanner 1 65536
+"$BIN/fsbench" scan "$M" -j 1 >/dev/null || fail "$cfg: the first (scanning) pass"
+check_stats "$cfg" "$cfiles" 0 0
+"$BIN/fsbench" suite "$M" -w reopen -r "$REPEATS" -c "dz:$GSYS" -p "$HELPER" \
+	-t "$REOPENSECS" -o "$RAW" -l "scanner,$cfg" || fail "scanner/$cfg: fsbench suite"
+reopens=$(awk -F, -v c="$cfg" '$1 == "scanner" && $2 == c { n += $8 } END { print n + 0 }' "$RAW")
+check_stats "$cfg" "$cfiles" "$reopens" 0
+say "$cfg: all $reopens re-opens were cache hits"
+eicar_denied "$cfg"
+stop_scanner "$cfg"
+say "scanner/$cfg done in $(( $(date +%s) - t )) s"
+umount "$L" || fail "umount $L"
+say "scanner benchmark done in $(( $(date +%s) - sstart )) s"
+
 rmmod dazukofs || fail "rmmod dazukofs"
 say "all done in $(( $(date +%s) - start )) s"
 exit 0

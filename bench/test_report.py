@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Host-only test of bench/report.py (ctest bench-report): small fixture raw
+CSVs, one as an older run wrote it (no scanner rows, no configs_ext4) and one
+with the scanner rows; report.py must report both, put the scanner section
+only in the second, compute its ratios, and refuse a run with missing rows."""
+import csv
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+REPORT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "report.py")
+HEADER = "fs,config,workload,rep,value,unit,ops,opens,events,secs\n"
+
+
+def fs_rows(configs_by_fs, workloads, repeats):
+    rows = []
+    for fs, cfgs in configs_by_fs.items():
+        for i, c in enumerate(cfgs):
+            for w in workloads:
+                for r in range(1, repeats + 1):
+                    v = 1000.0 / (i + 1) + r
+                    rows.append(f"{fs},{c},{w},{r},{v:.3f},ops/s,100,100,,0.1\n")
+    return rows
+
+
+def scanner_rows(repeats):
+    rows = []
+    for r in range(1, repeats + 1):
+        rows.append(f"scanner,clamscan,engine,{r},2.000,s,0,0,,2.0\n")
+        rows.append(f"scanner,clamscan,scan,{r},{40 + r}.000,files/s,100,0,,2.5\n")
+        rows.append(f"scanner,clamscan+load,scan,{r},{20 + r}.000,files/s,100,0,,4.5\n")
+        for c, v in (("dazuko-clamscan-w1", 20), ("dazuko-clamscan-w2", 30)):
+            rows.append(f"scanner,{c},scan,{r},{v + r}.000,files/s,100,100,100,3.0\n")
+        for c, v, ev in (("dazukofs", 5000, ""), ("dz-g1", 2500, "250"),
+                         ("dazuko-clamscan-cache", 1000 + r, "100")):
+            rows.append(f"scanner,{c},reopen,{r},{v}.000,ops/s,{ev or 500},{ev or 500},{ev},0.1\n")
+    return rows
+
+
+def run(tmp, name, rows, meta):
+    d = os.path.join(tmp, name)
+    os.makedirs(d)
+    with open(os.path.join(d, "raw.csv"), "w") as f:
+        f.write(HEADER + "".join(rows))
+    with open(os.path.join(d, "meta.env"), "w") as f:
+        f.write("".join(f"{k}={v}\n" for k, v in meta.items()))
+    p = subprocess.run([sys.executable, REPORT, "--raw", os.path.join(d, "raw.csv"),
+                        "--meta", os.path.join(d, "meta.env"), "--outdir", d,
+                        "--doc", os.path.join(d, "doc.md")],
+                       capture_output=True, text=True)
+    return p, d
+
+
+def check(cond, what):
+    if not cond:
+        print(f"FAIL: {what}")
+        sys.exit(1)
+    print(f"ok: {what}")
+
+
+def main():
+    wls = ["open", "stat"]
+    base = {"kernel": "6.12.0-test", "mode": "quick", "repeats": "3",
+            "lowerfs": '"tmpfs ext4"', "configs": '"lower dazukofs dz-g1"',
+            "workloads": '"open stat"'}
+    with tempfile.TemporaryDirectory() as tmp:
+        # an older run: no scanner rows, every configuration on both filesystems
+        rows = fs_rows({"tmpfs": ["lower", "dazukofs", "dz-g1"],
+                        "ext4": ["lower", "dazukofs", "dz-g1"]}, wls, 3)
+        p, d = run(tmp, "old", rows, base)
+        check(p.returncode == 0, f"old raw CSV reports (stderr: {p.stderr.strip()})")
+        check("### Scanner" not in p.stdout, "no scanner section without scanner rows")
+        check("| dazukofs | 0.50 | 0.50 |" in p.stdout, "filesystem ratios")
+        doc = open(os.path.join(d, "doc.md")).read()
+        check("## The scanner numbers" not in doc, "doc without the scanner text")
+
+        # a current run: fewer configurations on ext4, scanner rows
+        meta = dict(base, configs_ext4='"lower dazukofs"', corpus_files="100",
+                    corpus_bytes=str(100 * 1048576), scanj="2", corpuskb="512")
+        rows = fs_rows({"tmpfs": ["lower", "dazukofs", "dz-g1"],
+                        "ext4": ["lower", "dazukofs"]}, wls, 3) + scanner_rows(3)
+        p, d = run(tmp, "new", rows, meta)
+        check(p.returncode == 0, f"raw CSV with scanner rows reports (stderr: {p.stderr.strip()})")
+        out = p.stdout
+        check("### Scanner" in out, "scanner section")
+        check("| dazuko-clamscan-w1 | 22.0 | 21.0–23.0 | 22.0 | 0.52 |" in out,
+              "scanner files/s, spread, MB/s (1 MiB files) and ratio to clamscan")
+        check("| clamscan | 42.0 | 41.0–43.0 | 42.0 | 1.00 |" in out, "clamscan is the baseline")
+        check("engine load" in out and "2.00 s" in out, "clamscan engine load")
+        check("| dazuko-clamscan-cache | 1,002 | 1,001–1,003 | 0.20 |" in out,
+              "re-open ops/s and ratio to dazukofs")
+        with open(os.path.join(d, "bench-summary.csv")) as f:
+            summ = list(csv.DictReader(f))
+        check(any(r["fs"] == "scanner" and r["mb_per_s"] for r in summ), "summary CSV has scanner rows")
+        with open(os.path.join(d, "bench-summary.json")) as f:
+            js = json.load(f)
+        check(len(js["scanner"]) == 8, "summary JSON has the scanner section")
+        doc = open(os.path.join(d, "doc.md")).read()
+        check("## The scanner numbers" in doc and "### Scanner" in doc, "doc explains the scanner numbers")
+        check("(ext4: lower, dazukofs)" in doc, "doc names the ext4 subset")
+
+        # missing rows fail the report
+        p, _ = run(tmp, "short-fs", rows[1:], meta)
+        check(p.returncode == 1, "a missing filesystem row fails")
+        short = [r for r in rows if "dazuko-clamscan-w2,scan,3," not in r]
+        p, _ = run(tmp, "short-scan", short, meta)
+        check(p.returncode == 1, "a missing scanner row fails")
+    print("bench-report: all passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
