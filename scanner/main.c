@@ -45,28 +45,35 @@ struct app {
 	uint64_t watchdog_usec;
 };
 
-static void notify_status(struct app *app, const char *state)
+#define STATS_LINE_MAX 768
+
+/* The scanner's statistics line and the cache's counters, as of now. */
+static void current_stats(struct app *app, char line[STATS_LINE_MAX],
+			  struct cache_stats *cs)
 {
 	struct stats_snapshot s;
-	struct cache_stats cs;
-	char line[768];
 
 	stats_snapshot(&app->sc.stats, &s);
-	cache_get_stats(&app->sc.cache, &cs);
-	stats_format(&s, line, sizeof(line));
+	stats_format(&s, line, STATS_LINE_MAX);
+	cache_get_stats(&app->sc.cache, cs);
+}
+
+static void notify_status(struct app *app, const char *state)
+{
+	struct cache_stats cs;
+	char line[STATS_LINE_MAX];
+
+	current_stats(app, line, &cs);
 	sd_notifyf(0, "STATUS=%s: %s cache_entries=%llu", state, line,
 		   (unsigned long long)cs.entries);
 }
 
 static void log_stats(struct app *app)
 {
-	struct stats_snapshot s;
 	struct cache_stats cs;
-	char line[768];
+	char line[STATS_LINE_MAX];
 
-	stats_snapshot(&app->sc.stats, &s);
-	cache_get_stats(&app->sc.cache, &cs);
-	stats_format(&s, line, sizeof(line));
+	current_stats(app, line, &cs);
 	log_notice("statistics: %s cache_entries=%llu cache_lookups_hit=%llu cache_lookups_missed=%llu cache_evictions=%llu",
 		   line, (unsigned long long)cs.entries, (unsigned long long)cs.hits,
 		   (unsigned long long)cs.misses, (unsigned long long)cs.evictions);
