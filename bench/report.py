@@ -43,8 +43,8 @@ CONFIG_TEXT = {
 
 
 SCANNER_TEXT = {
-    "dazuko-clamscan-w1": "dazuko-clamscan, 1 worker, verdict cache off, answering a group on dazukofs over the corpus",
-    "dazuko-clamscan-w2": "dazuko-clamscan, 2 workers, verdict cache off",
+    "dazuko-clamscan-w1": "dazuko-clamscan, 1 worker, verdict cache and libclamav's cache off, answering a group on dazukofs over the corpus",
+    "dazuko-clamscan-w2": "dazuko-clamscan, 2 workers, verdict cache and libclamav's cache off",
     "clamscan": "`clamscan -d DB -r` over the corpus (lower, no dazukofs), its engine load (clamscan of an empty directory, same repeat) subtracted",
     "clamscan+load": "the same clamscan runs, engine load included",
     "dazukofs": "dazukofs over the corpus, no group",
@@ -223,8 +223,11 @@ database `tests/scanner/db` (EICAR's MD5 and one body signature), on a tmpfs
 in the same boot as the tables above:
 
 - `dazuko-clamscan-wN` (files/s, MB/s): a dazukofs is mounted over the corpus
-  and dazuko-clamscan answers its group with N workers and the verdict cache
-  off, so every open is a libclamav scan; {scanj} threads open every corpus
+  and dazuko-clamscan answers its group with N workers, its verdict cache
+  off and libclamav's own cache of clean files' hashes off
+  (`--clamav-cache no`), so every open is a whole libclamav scan, as every
+  file is for clamscan (with libclamav's cache on, the repeats would only
+  hash the files found clean before); {scanj} threads open every corpus
   file once through the mount. The engine is compiled before the clock
   starts (the runner waits for the scanner's `ready` and for the group's
   readers to reach N), and one untimed pass runs first (TCG translates code

@@ -44,6 +44,7 @@ void config_init(struct config *cfg)
 	cfg->track = 1;
 	cfg->source = SOURCE_DAZUKOFS;
 	cfg->cache_size = 65536;
+	cfg->clamav_cache = 1;
 	cfg->status_interval_ms = 5000;
 }
 
@@ -257,6 +258,9 @@ int config_set(struct config *cfg, const char *key_in, const char *value,
 			FAIL("cache_size: '%s' is not a number from 0 (no cache) to %u", value,
 			     1U << 24);
 		cfg->cache_size = (size_t)u;
+	} else if (!strcmp(key, "clamav_cache")) {
+		if (config_parse_bool(value, &cfg->clamav_cache))
+			FAIL("clamav_cache: '%s' is not yes or no", value);
 	} else if (!strcmp(key, "status_interval_ms")) {
 		if (config_parse_uint(value, 3600000, &u) || u < 100)
 			FAIL("status_interval_ms: '%s' is not a number from 100 to 3600000", value);
@@ -358,6 +362,7 @@ void config_usage(FILE *out, const char *prog)
 "      --timeout-action allow|deny  verdict of a timed-out event (default allow)\n"
 "      --track yes|no         crash-tracked group (default yes)\n"
 "      --cache-size N         verdict cache entries, 0 disables (default 65536)\n"
+"      --clamav-cache yes|no  libclamav's cache of clean file hashes (default yes)\n"
 "      --status-interval-ms MS  how often the status line is updated (default 5000)\n"
 "      --source dazukofs|fanotify  where events come from (default dazukofs)\n"
 "      --fanotify-mount PATH  the mount to watch with source fanotify\n"
@@ -383,6 +388,7 @@ static const struct option long_opts[] = {
 	{ "timeout-action", required_argument, NULL, 0 },
 	{ "track", required_argument, NULL, 0 },
 	{ "cache-size", required_argument, NULL, 0 },
+	{ "clamav-cache", required_argument, NULL, 0 },
 	{ "status-interval-ms", required_argument, NULL, 0 },
 	{ "source", required_argument, NULL, 0 },
 	{ "fanotify-mount", required_argument, NULL, 0 },

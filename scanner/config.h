@@ -45,6 +45,7 @@ struct config {
 	char *fanotify_mount;
 	int foreground;
 	size_t cache_size;		/* entries; 0: no cache */
+	int clamav_cache;		/* libclamav's own clean-file cache */
 	unsigned int status_interval_ms;
 };
 

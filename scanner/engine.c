@@ -19,7 +19,8 @@ int engine_global_init(char *err, size_t errlen)
 	return 0;
 }
 
-struct engine *engine_load(const char *dbdir, char *err, size_t errlen)
+struct engine *engine_load(const char *dbdir, int clamav_cache, char *err,
+			   size_t errlen)
 {
 	struct engine *e = calloc(1, sizeof(*e));
 	cl_error_t rc;
@@ -33,6 +34,14 @@ struct engine *engine_load(const char *dbdir, char *err, size_t errlen)
 		snprintf(err, errlen, "cl_engine_new failed");
 		free(e);
 		return NULL;
+	}
+	if (!clamav_cache) {
+		rc = cl_engine_set_num(e->cl, CL_ENGINE_DISABLE_CACHE, 1);
+		if (rc != CL_SUCCESS) {
+			snprintf(err, errlen, "cannot disable libclamav's cache: %s",
+				 cl_strerror(rc));
+			goto fail;
+		}
 	}
 	rc = cl_load(dbdir, e->cl, &e->signatures, CL_DB_STDOPT);
 	if (rc != CL_SUCCESS) {

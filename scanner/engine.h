@@ -32,8 +32,13 @@ enum scan_result { SCAN_CLEAN, SCAN_INFECTED, SCAN_ERROR };
 /* Once per process, before any engine. -1 with a message on failure. */
 int engine_global_init(char *err, size_t errlen);
 
-/* Load and compile the signatures of dbdir into a new engine (1 ref). */
-struct engine *engine_load(const char *dbdir, char *err, size_t errlen);
+/*
+ * Load and compile the signatures of dbdir into a new engine (1 ref).
+ * clamav_cache: keep libclamav's cache of clean files' hashes (a file whose
+ * content was found clean is then hashed, not scanned, again).
+ */
+struct engine *engine_load(const char *dbdir, int clamav_cache, char *err,
+			   size_t errlen);
 void engine_put(struct engine *e);
 
 void engine_holder_init(struct engine_holder *h);

@@ -87,7 +87,7 @@ static void *reload_main(void *arg)
 	struct engine *e;
 
 	log_notice("reloading signatures from %s", sc->cfg->database);
-	e = engine_load(sc->cfg->database, err, sizeof(err));
+	e = engine_load(sc->cfg->database, sc->cfg->clamav_cache, err, sizeof(err));
 	if (!e) {
 		atomic_fetch_add(&sc->stats.reload_failures, 1);
 		log_error("reload failed, keeping the old signatures: %s", err);
@@ -329,7 +329,7 @@ int main(int argc, char **argv)
 		log_error("%s", err);
 		goto out_source;
 	}
-	e = engine_load(app.cfg.database, err, sizeof(err));
+	e = engine_load(app.cfg.database, app.cfg.clamav_cache, err, sizeof(err));
 	if (!e) {
 		log_error("%s", err);
 		goto out_source;

@@ -52,6 +52,7 @@ static void test_defaults(void **state)
 	assert_int_equal(cfg.on_error, VERDICT_ALLOW);
 	assert_int_equal(cfg.source, SOURCE_DAZUKOFS);
 	assert_int_equal(cfg.track, 1);
+	assert_int_equal(cfg.clamav_cache, 1);
 	config_free(&cfg);
 }
 
@@ -78,6 +79,7 @@ static void test_good_file(void **state)
 		"timeout_action = deny\n"
 		"track = no\n"
 		"cache_size = 10\n"
+		"clamav_cache = no\n"
 		"source = fanotify\n"
 		"fanotify_mount = /mnt/x\n"
 		"foreground = yes\n"
@@ -96,6 +98,7 @@ static void test_good_file(void **state)
 	assert_int_equal(cfg.timeout_action, VERDICT_DENY);
 	assert_int_equal(cfg.track, 0);
 	assert_int_equal(cfg.cache_size, 10);
+	assert_int_equal(cfg.clamav_cache, 0);
 	assert_int_equal(cfg.source, SOURCE_FANOTIFY);
 	assert_string_equal(cfg.fanotify_mount, "/mnt/x");
 	assert_int_equal(cfg.foreground, 1);
@@ -130,6 +133,7 @@ static void test_bad_lines(void **state)
 		{ "log_level = loud\n", ":1:", "log_level" },
 		{ "source = inotify\n", ":1:", "dazukofs or fanotify" },
 		{ "track = perhaps\n", ":1:", "yes or no" },
+		{ "clamav_cache = off-ish\n", ":1:", "clamav_cache" },
 		{ "database = var/lib\n", ":1:", "absolute" },
 		{ "cache_size = 99999999999\n", ":1:", "cache_size" },
 		{ "a\n\n\n\nworkers = 2 = 3\n", ":1:", "key = value" },

@@ -2,7 +2,7 @@
 /*
  * The scanning core with the test signature database: verdicts, the
  * cache, size limits, scan errors and engine swaps; the counter of scans
- * in progress and its peak.
+ * in progress and its peak; libclamav's own cache on or off.
  * Usage: test-core DBDIR
  */
 #include <errno.h>
@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <clamav.h>
 
 #include "config.h"
 #include "engine.h"
@@ -48,7 +49,7 @@ static int setup(void **state)
 	stats_init(&f->sc.stats);
 	if (cache_init(&f->sc.cache, f->cfg.cache_size))
 		return -1;
-	e = engine_load(dbdir, err, sizeof(err));
+	e = engine_load(dbdir, 1, err, sizeof(err));
 	if (!e) {
 		fprintf(stderr, "%s\n", err);
 		return -1;
@@ -243,7 +244,7 @@ static void test_swap(void **state)
 
 	held = engine_holder_get(&f->sc.engines);
 	assert_non_null(held);
-	e2 = engine_load(dbdir, err, sizeof(err));
+	e2 = engine_load(dbdir, 1, err, sizeof(err));
 	assert_non_null(e2);
 	engine_holder_swap(&f->sc.engines, e2);
 	assert_int_equal(atomic_load(&held->refs), 1);
@@ -256,14 +257,38 @@ static void test_swap(void **state)
 	assert_true(engine_holder_get(&f->sc.engines) == e2);
 	engine_put(e2);
 	/* a bad database fails with a reason and no engine */
-	assert_null(engine_load("/nonexistent-db", err, sizeof(err)));
+	assert_null(engine_load("/nonexistent-db", 1, err, sizeof(err)));
 	assert_non_null(strstr(err, "/nonexistent-db"));
+}
+
+/* clamav_cache = no turns libclamav's clean-file cache off; scans still work */
+static void test_clamav_cache_option(void **state)
+{
+	char err[512], sig[128];
+	unsigned long scanned;
+	struct engine *e;
+	int fd, on;
+
+	(void)state;
+	for (on = 0; on <= 1; on++) {
+		e = engine_load(dbdir, on, err, sizeof(err));
+		assert_non_null(e);
+		assert_int_equal(cl_engine_get_num(e->cl, CL_ENGINE_DISABLE_CACHE, NULL),
+				 !on);
+		fd = open(make_file("cc", EICAR), O_RDONLY | O_CLOEXEC);
+		assert_true(fd >= 0);
+		assert_int_equal(engine_scan(e, fd, "cc", sig, sizeof(sig), &scanned),
+				 SCAN_INFECTED);
+		close(fd);
+		engine_put(e);
+	}
 }
 
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_verdicts, setup, teardown),
+		cmocka_unit_test(test_clamav_cache_option),
 		cmocka_unit_test_setup_teardown(test_cache_and_change, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_too_big, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_filters, setup, teardown),
