@@ -61,19 +61,17 @@ conf=$("$scanner" --help | sed -n 's/.*--config FILE .*(default \(.*\))$/\1/p')
 [[ -f $conf ]] || fail "the scanner's default config '$conf' was not installed"
 step "installed: $scanner, $unit, $installed_lib, $conf"
 
-# The module. The installed modules-load.d entry would have
-# systemd-modules-load modprobe it at boot, but that needs the module in
-# /lib/modules/REL indexed by depmod, and a full depmod takes about three
-# minutes under TCG (vm-modprobe-* tests that path). So it is loaded here,
-# before systemd starts, and the entry is masked in /etc (the documented way
-# to override a modules-load.d file) so that systemd-modules-load does not
-# fail on a module depmod does not know.
-step "insmod $KO"
-deps=$(modinfo -F depends "$KO" | tr ',' ' ')
-modprobe -a configfs $deps || fail "modprobe configfs $deps"
-insmod "$KO" || fail "insmod $KO"
-mkdir -p /etc/modules-load.d
-ln -sf /dev/null /etc/modules-load.d/dazukofs.conf
+# The module is loaded at boot by systemd-modules-load, from the installed
+# modules-load.d entry, as on a server. modprobe needs a module index that
+# knows it; a full depmod takes minutes under TCG, so dz_index_module
+# indexes just dazukofs and configfs (vm-modprobe-* runs the full depmod of
+# a DKMS install). Other modules cannot be modprobed after this: the ones
+# the test needs are loaded now.
+DZ_TAG=guest-systemd
+. "$SRC/tests/vm/guest/lib.sh"
+grep -q '^dazukofs ' /proc/modules && fail "dazukofs is loaded before systemd starts"
+step "index $KO for modprobe"
+dz_index_module || fail "cannot index the module"
 
 # The test signatures in the database directory of the config: the unit has
 # PrivateTmp=yes, so nothing under /tmp (and the build may live under /tmp).

@@ -4,6 +4,8 @@
 # Run by dazukofs-test.service in the guest booted with systemd as PID 1
 # (tests/scanner/guest-systemd.sh prepared it): the installed
 # dazuko-clamscan.service through systemctl.
+#   boot: systemd-modules-load loaded dazukofs from the installed entry;
+#          the installed udev rules set the devices' modes;
 #   start: Type=notify returns once READY=1 is sent; the group is there with
 #          a reader per worker; STATUS= carries the live counts;
 #   watchdog: with WatchdogSec=4s (drop-in) the timestamp advances and the
@@ -80,6 +82,25 @@ frag=$(prop FragmentPath)
 prop_is Type notify || fail "$U Type=$(prop Type)"
 pass "$U installed as $UNIT_FILE, Type=notify"
 
+# what the install put in place for boot: modules-load.d loaded the module,
+# and the udev rules give the devices their modes (/dev/dazukofs.ign 0400;
+# coldplug is masked here, so replay the add event of the device that was
+# there before udevd)
+ML=systemd-modules-load.service
+[ "$(systemctl show -P Result $ML)" = success ] ||
+	fail "$ML: $(systemctl show -P Result $ML); $(journalctl -q --no-pager -u $ML -o cat | tail -5)"
+# by its identifier: the process ends before journald can look up its unit
+mljr() { journalctl -q --no-pager -b -t systemd-modules-load -o cat; }
+mljr | grep -q "Inserted module 'dazukofs'" ||
+	fail "$ML did not load dazukofs: $(mljr | tail -5)"
+grep -q '^dazukofs ' /proc/modules || fail "dazukofs is not loaded"
+pass "$ML loaded dazukofs from the installed modules-load.d entry"
+udevadm trigger --action=add --sysname-match=dazukofs.ign --settle ||
+	fail "udevadm trigger dazukofs.ign"
+[ "$(stat -c %a /dev/dazukofs.ign)" = 400 ] ||
+	fail "/dev/dazukofs.ign is $(stat -c %a /dev/dazukofs.ign), not 400 (the installed udev rule)"
+pass "the installed udev rule made /dev/dazukofs.ign 0400 (the scanner works with it: below)"
+
 # a shorter watchdog, to see it pinged within the test
 mkdir -p /run/systemd/system/$U.d
 printf '[Service]\nWatchdogSec=4s\n' >/run/systemd/system/$U.d/watchdog.conf
@@ -98,6 +119,8 @@ pass "systemctl start returned with $U active (READY=1 sent once the engine was 
 [ "$(cat "$CG/track")" = 1 ] || fail "group $G not tracked"
 wait_for 10 "readers == $WORKERS" counter_is "$GS/readers" "$WORKERS"
 pass "group $G in configfs, readers == $WORKERS (DeviceAllow lets the workers open their devices)"
+dev=$(ls -l /dev/dazukofs.[0-9]* | awk '{ print $1, $3, $4 }')
+[ "$dev" = "crw------- root root" ] || fail "the group device is '$dev', not crw------- root root (udev rule)"
 
 wait_for 10 "a status line" prop_has StatusText '^running: events='
 st0=$(prop StatusText)
