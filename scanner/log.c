@@ -86,6 +86,11 @@ static void vlog(enum log_level level, const char *fmt, va_list ap)
 	fprintf(stderr, "dazuko-clamscan: %s: %s\n", level_names[level], msg);
 }
 
+int log_enabled(enum log_level level)
+{
+	return level <= log_state.level;
+}
+
 void log_msg(enum log_level level, const char *fmt, ...)
 {
 	va_list ap;

@@ -23,15 +23,23 @@ int log_to_journal(void);
 
 void log_msg(enum log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* Would a message at this level be logged? */
+int log_enabled(enum log_level level);
 
 /* A detection, with structured fields in the journal. */
 void log_detection(const char *path, pid_t pid, const char *comm,
 		   const char *signature, const char *action);
 
-#define log_error(...) log_msg(LOG_LVL_ERROR, __VA_ARGS__)
-#define log_warning(...) log_msg(LOG_LVL_WARNING, __VA_ARGS__)
-#define log_notice(...) log_msg(LOG_LVL_NOTICE, __VA_ARGS__)
-#define log_info(...) log_msg(LOG_LVL_INFO, __VA_ARGS__)
-#define log_debug(...) log_msg(LOG_LVL_DEBUG, __VA_ARGS__)
+/* The arguments are evaluated only if the level is logged (see worker.c). */
+#define log_at(level, ...)					\
+	do {							\
+		if (log_enabled(level))				\
+			log_msg(level, __VA_ARGS__);		\
+	} while (0)
+#define log_error(...) log_at(LOG_LVL_ERROR, __VA_ARGS__)
+#define log_warning(...) log_at(LOG_LVL_WARNING, __VA_ARGS__)
+#define log_notice(...) log_at(LOG_LVL_NOTICE, __VA_ARGS__)
+#define log_info(...) log_at(LOG_LVL_INFO, __VA_ARGS__)
+#define log_debug(...) log_at(LOG_LVL_DEBUG, __VA_ARGS__)
 
 #endif

@@ -48,11 +48,42 @@ static void read_comm(pid_t pid, char *buf, size_t size)
 		buf[n - 1] = 0;
 }
 
-enum verdict scanner_decide(struct scanner *sc, int fd, const char *path,
+void event_path_init(struct event_path *p,
+		     int (*resolve)(void *ctx, char *buf, size_t size), void *ctx)
+{
+	p->resolve = resolve;
+	p->ctx = ctx;
+	p->state = 0;
+}
+
+void event_path_known(struct event_path *p, const char *path)
+{
+	p->resolve = NULL;
+	p->ctx = NULL;
+	p->state = path && snprintf(p->buf, sizeof(p->buf), "%s", path) <
+		   (int)sizeof(p->buf) ? 1 : -1;
+}
+
+const char *event_path_get(struct event_path *p)
+{
+	if (!p->state)
+		p->state = p->resolve && p->resolve(p->ctx, p->buf, sizeof(p->buf)) >= 0 ?
+			   1 : -1;
+	return p->state > 0 ? p->buf : NULL;
+}
+
+/* For messages: the path, resolved now if need be. */
+static const char *event_path_name(struct event_path *p)
+{
+	const char *name = event_path_get(p);
+
+	return name ? name : "(unknown path)";
+}
+
+enum verdict scanner_decide(struct scanner *sc, int fd, struct event_path *path,
 			    pid_t pid)
 {
 	const struct config *cfg = sc->cfg;
-	const char *name = path ? path : "(unknown path)";
 	char sig[256], comm[64];
 	struct cache_key key;
 	unsigned long scanned;
@@ -62,14 +93,20 @@ enum verdict scanner_decide(struct scanner *sc, int fd, const char *path,
 	struct stat st;
 
 	atomic_fetch_add(&sc->stats.events, 1);
-	if (path && !filter_should_scan(&cfg->include, &cfg->exclude, path)) {
-		atomic_fetch_add(&sc->stats.skipped_filter, 1);
-		log_debug("%s: not scanned (path filter)", path);
-		return VERDICT_ALLOW;
+	if (cfg->include.n || cfg->exclude.n) {
+		const char *p = event_path_get(path);
+
+		/* a file whose path cannot be known is scanned */
+		if (p && !filter_should_scan(&cfg->include, &cfg->exclude, p)) {
+			atomic_fetch_add(&sc->stats.skipped_filter, 1);
+			log_debug("%s: not scanned (path filter)", p);
+			return VERDICT_ALLOW;
+		}
 	}
 	if (fstat(fd, &st)) {
 		atomic_fetch_add(&sc->stats.errors, 1);
-		log_warning("%s: fstat: %s; verdict %s", name, strerror(errno),
+		log_warning("%s: fstat: %s; verdict %s", event_path_name(path),
+			    strerror(errno),
 			    cfg->on_error == VERDICT_DENY ? "deny" : "allow");
 		return cfg->on_error;
 	}
@@ -77,14 +114,14 @@ enum verdict scanner_decide(struct scanner *sc, int fd, const char *path,
 		return VERDICT_ALLOW;
 	if ((uint64_t)st.st_size > cfg->max_file_size) {
 		atomic_fetch_add(&sc->stats.skipped_size, 1);
-		log_debug("%s: not scanned (%jd bytes > max_file_size)", name,
-			  (intmax_t)st.st_size);
+		log_debug("%s: not scanned (%jd bytes > max_file_size)",
+			  event_path_name(path), (intmax_t)st.st_size);
 		return VERDICT_ALLOW;
 	}
 	cache_key_from_stat(&key, &st);
 	if (cache_lookup(&sc->cache, &key)) {
 		atomic_fetch_add(&sc->stats.cache_hits, 1);
-		log_debug("%s: clean (cached)", name);
+		log_debug("%s: clean (cached)", event_path_name(path));
 		return VERDICT_ALLOW;
 	}
 
@@ -96,7 +133,8 @@ enum verdict scanner_decide(struct scanner *sc, int fd, const char *path,
 	}
 	stats_scan_begin(&sc->stats);
 	t0 = now_us();
-	res = engine_scan(e, fd, name, sig, sizeof(sig), &scanned);
+	res = engine_scan(e, fd, event_path_name(path), sig, sizeof(sig),
+			  &scanned);
 	stats_scan_end(&sc->stats);
 	engine_put(e);
 	stats_add_latency(&sc->stats, now_us() - t0);
@@ -106,18 +144,19 @@ enum verdict scanner_decide(struct scanner *sc, int fd, const char *path,
 	switch (res) {
 	case SCAN_CLEAN:
 		cache_insert(&sc->cache, &key, gen);
-		log_debug("%s: clean", name);
+		log_debug("%s: clean", event_path_name(path));
 		return VERDICT_ALLOW;
 	case SCAN_INFECTED:
 		atomic_fetch_add(&sc->stats.infected, 1);
 		atomic_fetch_add(&sc->stats.denied, 1);
 		read_comm(pid, comm, sizeof(comm));
-		log_detection(name, pid, comm, sig, "denied");
+		log_detection(event_path_name(path), pid, comm, sig, "denied");
 		return VERDICT_DENY;
 	case SCAN_ERROR:
 	default:
 		atomic_fetch_add(&sc->stats.errors, 1);
-		log_warning("%s: scan error: %s; verdict %s", name, sig,
+		log_warning("%s: scan error: %s; verdict %s", event_path_name(path),
+			    sig,
 			    cfg->on_error == VERDICT_DENY ? "deny" : "allow");
 		if (cfg->on_error == VERDICT_DENY)
 			atomic_fetch_add(&sc->stats.denied, 1);
@@ -131,13 +170,29 @@ int worker_open(struct worker *w, char *err, size_t errlen)
 	return w->sw ? 0 : -1;
 }
 
+/* An event's path, from its source (readlink of the fd, for both). */
+struct path_source {
+	const struct source_ops *ops;
+	struct source_worker *sw;
+	const struct source_event *ev;
+};
+
+static int resolve_from_source(void *ctx, char *buf, size_t size)
+{
+	struct path_source *ps = ctx;
+
+	return ps->ops->path(ps->sw, ps->ev, buf, size);
+}
+
 void *worker_main(void *arg)
 {
 	struct worker *w = arg;
 	struct scanner *sc = w->sc;
 	const struct source_ops *ops = sc->source->ops;
-	char err[512], path[PATH_MAX + 1];
+	char err[512];
 	struct source_event ev;
+	struct event_path path;
+	struct path_source ps = { .ops = ops, .sw = w->sw, .ev = &ev };
 	int rc;
 
 	for (;;) {
@@ -150,10 +205,8 @@ void *worker_main(void *arg)
 			eventfd_write(sc->failed_fd, 1);
 			break;
 		}
-		if (ops->path(w->sw, &ev, path, sizeof(path)) < 0)
-			ev.verdict = scanner_decide(sc, ev.fd, NULL, ev.pid);
-		else
-			ev.verdict = scanner_decide(sc, ev.fd, path, ev.pid);
+		event_path_init(&path, resolve_from_source, &ps);
+		ev.verdict = scanner_decide(sc, ev.fd, &path, ev.pid);
 		if (ops->answer(w->sw, &ev, err, sizeof(err)))
 			log_warning("worker %u: %s", w->index, err);
 	}

@@ -30,10 +30,30 @@ struct worker {
 };
 
 /*
- * The verdict for an opened file fd at path (NULL if unknown), opened by
- * pid; logs a detection.  The heart of the scanner, source-independent.
+ * The path of an event's file, resolved on first use: resolving costs a
+ * system call per event, and an event answered from the verdict cache with
+ * no include/exclude filters and nothing to log never needs it.
  */
-enum verdict scanner_decide(struct scanner *sc, int fd, const char *path,
+struct event_path {
+	/* fills buf; < 0 if the path cannot be known */
+	int (*resolve)(void *ctx, char *buf, size_t size);
+	void *ctx;
+	int state;			/* 0: not yet, 1: in buf, -1: unknown */
+	char buf[PATH_MAX + 1];
+};
+
+void event_path_init(struct event_path *p,
+		     int (*resolve)(void *ctx, char *buf, size_t size), void *ctx);
+/* A path known already (NULL: unknown). */
+void event_path_known(struct event_path *p, const char *path);
+/* The path, or NULL if it cannot be known. */
+const char *event_path_get(struct event_path *p);
+
+/*
+ * The verdict for an opened file fd at path, opened by pid; logs a
+ * detection.  The heart of the scanner, source-independent.
+ */
+enum verdict scanner_decide(struct scanner *sc, int fd, struct event_path *path,
 			    pid_t pid);
 
 /* Open the worker's source handle; -1 with a message. */

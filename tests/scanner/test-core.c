@@ -83,13 +83,22 @@ static char *make_file(const char *name, const char *content)
 	return path;
 }
 
+/* scanner_decide() with the path known already */
+static enum verdict decide_fd(struct fixture *f, int fd, const char *path, pid_t pid)
+{
+	struct event_path p;
+
+	event_path_known(&p, path);
+	return scanner_decide(&f->sc, fd, &p, pid);
+}
+
 static enum verdict decide(struct fixture *f, const char *path)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	enum verdict v;
 
 	assert_true(fd >= 0);
-	v = scanner_decide(&f->sc, fd, path, getpid());
+	v = decide_fd(f, fd, path, getpid());
 	close(fd);
 	return v;
 }
@@ -219,15 +228,15 @@ static void test_errors(void **state)
 	struct fixture *f = *state;
 
 	/* an fd that is not open: fstat fails */
-	assert_int_equal(scanner_decide(&f->sc, 9999, "/gone", 1), VERDICT_ALLOW);
+	assert_int_equal(decide_fd(f, 9999, "/gone", 1), VERDICT_ALLOW);
 	f->cfg.on_error = VERDICT_DENY;
-	assert_int_equal(scanner_decide(&f->sc, 9999, "/gone", 1), VERDICT_DENY);
+	assert_int_equal(decide_fd(f, 9999, "/gone", 1), VERDICT_DENY);
 	assert_int_equal(atomic_load(&f->sc.stats.errors), 2);
 	/* a directory is not scanned */
 	{
 		int fd = open(tmpdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
-		assert_int_equal(scanner_decide(&f->sc, fd, tmpdir, 1), VERDICT_ALLOW);
+		assert_int_equal(decide_fd(f, fd, tmpdir, 1), VERDICT_ALLOW);
 		close(fd);
 	}
 }
@@ -261,6 +270,53 @@ static void test_swap(void **state)
 	assert_non_null(strstr(err, "/nonexistent-db"));
 }
 
+/* A resolver that counts its calls and knows the path of its context. */
+struct counting_resolver {
+	const char *path;
+	int calls;
+};
+
+static int count_resolve(void *ctx, char *buf, size_t size)
+{
+	struct counting_resolver *r = ctx;
+
+	r->calls++;
+	return snprintf(buf, size, "%s", r->path) < (int)size ? 0 : -1;
+}
+
+/*
+ * The path is resolved only when needed: not for a cached clean file
+ * without filters, once for a scan, once with filters (then reused).
+ */
+static void test_path_resolved_lazily(void **state)
+{
+	struct fixture *f = *state;
+	struct counting_resolver r = { .path = make_file("lazy", "just text\n") };
+	struct event_path p;
+	int fd = open(r.path, O_RDONLY | O_CLOEXEC);
+
+	assert_true(fd >= 0);
+	event_path_init(&p, count_resolve, &r);
+	assert_int_equal(scanner_decide(&f->sc, fd, &p, getpid()), VERDICT_ALLOW);
+	assert_int_equal(r.calls, 1);		/* scanned: libclamav gets the name */
+	event_path_init(&p, count_resolve, &r);
+	assert_int_equal(scanner_decide(&f->sc, fd, &p, getpid()), VERDICT_ALLOW);
+	assert_int_equal(r.calls, 1);		/* cached: never asked */
+	assert_int_equal(atomic_load(&f->sc.stats.cache_hits), 1);
+	{
+		char err[256];
+
+		assert_int_equal(config_set(&f->cfg, "exclude", "/nowhere", err,
+					    sizeof(err)), 0);
+	}
+	event_path_init(&p, count_resolve, &r);
+	assert_int_equal(scanner_decide(&f->sc, fd, &p, getpid()), VERDICT_ALLOW);
+	assert_int_equal(r.calls, 2);		/* the filter needs it */
+	assert_string_equal(event_path_get(&p), r.path);
+	assert_int_equal(r.calls, 2);		/* and keeps it */
+	close(fd);
+}
+
 /* clamav_cache = no turns libclamav's clean-file cache off; scans still work */
 static void test_clamav_cache_option(void **state)
 {
@@ -289,6 +345,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_verdicts, setup, teardown),
 		cmocka_unit_test(test_clamav_cache_option),
+		cmocka_unit_test_setup_teardown(test_path_resolved_lazily, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cache_and_change, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_too_big, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_filters, setup, teardown),
