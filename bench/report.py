@@ -134,6 +134,15 @@ def expected_rows(meta):
     return n * wls * repeats
 
 
+def ratio_cell(s):
+    return f"{s['ratio']:.2f}" if s["ratio"] is not None else "-"
+
+
+def scanner_row(s):
+    """The first cells of a scanner table row: configuration, median, spread."""
+    return f"| {s['config']} | {fmt(s['median'])} | {fmt(s['min'])}–{fmt(s['max'])} |"
+
+
 def scanner_markdown(summary, meta):
     by = {(s["workload"], s["config"]): s for s in summary}
     lines = ["### Scanner", ""]
@@ -149,10 +158,8 @@ def scanner_markdown(summary, meta):
         lines.append("| configuration | files/s | min–max | MB/s | ratio to clamscan |")
         lines.append("|---|---:|---:|---:|---:|")
         for s in scan:
-            ratio = f"{s['ratio']:.2f}" if s["ratio"] is not None else "-"
             mb = fmt(s["mb_per_s"]) if s["mb_per_s"] is not None else "-"
-            lines.append(f"| {s['config']} | {fmt(s['median'])} | "
-                         f"{fmt(s['min'])}–{fmt(s['max'])} | {mb} | {ratio} |")
+            lines.append(f"{scanner_row(s)} {mb} | {ratio_cell(s)} |")
         lines.append("")
     eng = by.get(("engine", "clamscan"))
     if eng:
@@ -166,10 +173,8 @@ def scanner_markdown(summary, meta):
         lines.append("| configuration | ops/s | min–max | ratio to dazukofs | events/s |")
         lines.append("|---|---:|---:|---:|---:|")
         for s in reopen:
-            ratio = f"{s['ratio']:.2f}" if s["ratio"] is not None else "-"
             ev = fmt(s["events_per_s"]) if s["events_per_s"] is not None else ""
-            lines.append(f"| {s['config']} | {fmt(s['median'])} | "
-                         f"{fmt(s['min'])}–{fmt(s['max'])} | {ratio} | {ev} |")
+            lines.append(f"{scanner_row(s)} {ratio_cell(s)} | {ev} |")
         lines.append("")
     return "\n".join(lines)
 

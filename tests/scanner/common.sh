@@ -23,6 +23,10 @@ wait_for() {
 	done
 }
 
+# counter_is FILE VALUE, counter_ge FILE MIN: a sysfs counter's value
+counter_is() { [ "$(cat "$1" 2>/dev/null)" = "$2" ]; }
+counter_ge() { [ "$(cat "$1" 2>/dev/null || echo -1)" -ge "$2" ]; }
+
 # log_has FILE PATTERN [N]: at least N (default 1) lines match
 log_has() {
 	_c=$(grep -c -- "$2" "$1" 2>/dev/null)

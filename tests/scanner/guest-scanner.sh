@@ -39,8 +39,6 @@ cleanup() {
 trap 'rc=$?; cleanup; [ $rc = 0 ] || { echo "--- scanner log"; cat "$LOG"; }; exit $rc' EXIT
 
 gs() { cat "$GS/$1"; }
-counter_is() { [ "$(cat "$1" 2>/dev/null)" = "$2" ]; }
-counter_ge() { [ "$(cat "$1" 2>/dev/null || echo -1)" -ge "$2" ]; }
 
 start_scanner() {
 	"$SCANNER" -f -c /dev/null --group "$G" --workers "$WORKERS" \

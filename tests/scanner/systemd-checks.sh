@@ -66,7 +66,6 @@ journal_has() {
 	[ "${_c:-0}" -ge "${2:-1}" ]
 }
 wait_journal() { wait_for "$1" "'$2' in the journal of $U" journal_has "$2" "${3:-1}"; }
-counter_is() { [ "$(cat "$1" 2>/dev/null)" = "$2" ]; }
 # monotonic clock in microseconds, as systemd's *TimestampMonotonic
 mono_us() { awk '{ printf "%d\n", $1 * 1000000 }' /proc/uptime; }
 

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
 # Sourced by the guest scripts (POSIX sh; root, in the VM of tests/vm/run-vm):
 # the set-up and teardown they share, so that every suite loads the module
 # and checks what it leaves behind the same way.  Each function says what
