@@ -42,21 +42,20 @@ static uint64_t mix(uint64_t h, uint64_t v)
 	return h;
 }
 
-static size_t bucket_of(const struct cache *c, const struct cache_key *k)
+/* By file only: every version of a file shares a bucket, for cache_forget(). */
+static size_t bucket_of_file(const struct cache *c, uint64_t dev, uint64_t ino)
 {
-	uint64_t h = 0;
+	uint64_t h = mix(mix(0, dev), ino);
 
-	h = mix(h, k->dev);
-	h = mix(h, k->ino);
-	h = mix(h, k->size);
-	h = mix(h, (uint64_t)k->mtime_sec);
-	h = mix(h, (uint64_t)k->mtime_nsec);
-	h = mix(h, (uint64_t)k->ctime_sec);
-	h = mix(h, (uint64_t)k->ctime_nsec);
 	h ^= h >> 33;
 	h *= 0xff51afd7ed558ccdULL;
 	h ^= h >> 33;
 	return (size_t)(h & (c->nbuckets - 1));
+}
+
+static size_t bucket_of(const struct cache *c, const struct cache_key *k)
+{
+	return bucket_of_file(c, k->dev, k->ino);
 }
 
 int cache_init(struct cache *c, size_t capacity)
@@ -151,6 +150,10 @@ static size_t evict_locked(struct cache *c)
 		size_t idx = c->hand;
 
 		c->hand = (c->hand + 1) % c->capacity;
+		if (!e->used) {		/* forgotten: free already */
+			c->holes--;
+			return idx;
+		}
 		if (e->referenced) {
 			e->referenced = 0;
 			continue;
@@ -185,6 +188,27 @@ out:
 	pthread_mutex_unlock(&c->lock);
 }
 
+void cache_forget(struct cache *c, uint64_t dev, uint64_t ino)
+{
+	uint32_t i, next;
+
+	pthread_mutex_lock(&c->lock);
+	if (!c->capacity)
+		goto out;
+	for (i = c->buckets[bucket_of_file(c, dev, ino)]; i; i = next) {
+		struct cache_entry *e = &c->entries[i - 1];
+
+		next = e->next;
+		if (e->key.dev == dev && e->key.ino == ino) {
+			unlink_locked(c, i - 1);
+			c->holes++;
+			c->stats.forgotten++;
+		}
+	}
+out:
+	pthread_mutex_unlock(&c->lock);
+}
+
 void cache_clear(struct cache *c)
 {
 	pthread_mutex_lock(&c->lock);
@@ -194,6 +218,7 @@ void cache_clear(struct cache *c)
 		memset(c->buckets, 0, c->nbuckets * sizeof(*c->buckets));
 	}
 	c->used = 0;
+	c->holes = 0;
 	c->hand = 0;
 	pthread_mutex_unlock(&c->lock);
 }
@@ -202,6 +227,6 @@ void cache_get_stats(struct cache *c, struct cache_stats *out)
 {
 	pthread_mutex_lock(&c->lock);
 	*out = c->stats;
-	out->entries = c->used;
+	out->entries = c->used - c->holes;
 	pthread_mutex_unlock(&c->lock);
 }

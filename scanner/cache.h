@@ -21,7 +21,7 @@ struct cache_key {
 };
 
 struct cache_stats {
-	uint64_t hits, misses, inserts, evictions, entries;
+	uint64_t hits, misses, inserts, evictions, forgotten, entries;
 };
 
 struct cache_entry;
@@ -29,6 +29,7 @@ struct cache_entry;
 struct cache {
 	pthread_mutex_t lock;
 	size_t capacity, used, hand, nbuckets;
+	size_t holes;			/* forgotten entries among the used */
 	struct cache_entry *entries;
 	uint32_t *buckets;		/* index + 1 into entries; 0: empty */
 	uint64_t generation;
@@ -47,6 +48,8 @@ int cache_lookup(struct cache *c, const struct cache_key *key);
 uint64_t cache_generation(struct cache *c);
 void cache_insert(struct cache *c, const struct cache_key *key,
 		  uint64_t generation);
+/* Forget every entry of a file (it was written). */
+void cache_forget(struct cache *c, uint64_t dev, uint64_t ino);
 /* Forget everything (new signatures), starting a new generation. */
 void cache_clear(struct cache *c);
 void cache_get_stats(struct cache *c, struct cache_stats *out);

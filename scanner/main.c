@@ -315,6 +315,9 @@ int main(int argc, char **argv)
 		goto out;
 	}
 
+	app.source.cache = &app.sc.cache;
+	app.source.stats = &app.sc.stats;
+	app.source.stop_fd = app.sc.stop_fd;
 	if (app.cfg.source == SOURCE_DAZUKOFS)
 		rc = source_dazukofs_open(&app.source, &app.cfg, err, sizeof(err));
 	else
@@ -325,6 +328,11 @@ int main(int argc, char **argv)
 	}
 	source_open = 1;
 
+	/*
+	 * The engine before the events: a group or a mark set up earlier
+	 * would hold every open (or, tracked, let every open through) for
+	 * the seconds the signatures take to load.
+	 */
 	if (engine_global_init(err, sizeof(err))) {
 		log_error("%s", err);
 		goto out_source;
@@ -336,6 +344,11 @@ int main(int argc, char **argv)
 	}
 	log_info("%u signatures loaded from %s", e->signatures, app.cfg.database);
 	engine_holder_swap(&app.sc.engines, e);
+
+	if (app.source.ops->start(&app.source, err, sizeof(err))) {
+		log_error("%s", err);
+		goto out_source;
+	}
 
 	if (start_workers(&app, err, sizeof(err))) {
 		log_error("workers: %s", err);

@@ -11,7 +11,9 @@
 #include <limits.h>
 #include <sys/types.h>
 
+#include "cache.h"
 #include "config.h"
+#include "stats.h"
 
 struct source;
 struct source_worker;
@@ -26,6 +28,12 @@ struct source_event {
 
 struct source_ops {
 	const char *name;
+	/*
+	 * After the engine is loaded: start taking events (create or take
+	 * over the group, set the marks).  Until then nothing waits on a
+	 * scanner that cannot answer yet.  -1 with a message in err.
+	 */
+	int (*start)(struct source *src, char *err, size_t errlen);
 	/* Per worker thread: its handle (a device open, say). */
 	struct source_worker *(*worker_open)(struct source *src, char *err,
 					     size_t errlen);
@@ -49,10 +57,18 @@ struct source_ops {
 struct source {
 	const struct source_ops *ops;
 	const struct config *cfg;
+	/* Set by the caller before opening: */
+	struct cache *cache;		/* told of files that were written */
+	struct stats *stats;		/* errors outside a worker */
+	int stop_fd;			/* eventfd: readable once stopping */
 	void *priv;
 };
 
-/* Set up the source cfg names. -1 with a message in err. */
+/*
+ * Prepare the source cfg names, before the engine loads: nothing may wait
+ * on this process yet (for dazukofs, its own reads become exempt).
+ * ops->start() then starts the events.  -1 with a message in err.
+ */
 int source_dazukofs_open(struct source *src, const struct config *cfg,
 			 char *err, size_t errlen);
 int source_fanotify_open(struct source *src, const struct config *cfg,

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Events from a DazukoFS group, through libdazukofs.  Opening the source
- * turns the ignore exemption on (our own reads make no events) and creates
- * the group (or takes over one a crashed run left behind); closing it
- * removes the group.  Each worker holds its own handle on the group device.
+ * turns the ignore exemption on (our own reads make no events), before the
+ * engine loads; starting it, once the engine is ready, creates the group
+ * (or takes over one a crashed run left behind); closing it removes the
+ * group.  Each worker holds its own handle on the group device.
  */
 #include <errno.h>
 #include <poll.h>
@@ -15,6 +16,10 @@
 
 #include "log.h"
 #include "source.h"
+
+struct dz_source {
+	int started;		/* the group is ours to remove at close */
+};
 
 struct source_worker {
 	struct source *src;
@@ -116,15 +121,57 @@ static void dz_worker_close(struct source_worker *w)
 
 static void dz_close(struct source *src)
 {
-	if (dazukofs_group_delete(src->cfg->group))
-		log_warning("%s", dazukofs_strerror());
-	else
-		log_info("group '%s' removed", src->cfg->group);
+	struct dz_source *ds = src->priv;
+
+	/* A group we never started serving is another run's: it stays. */
+	if (ds->started) {
+		if (dazukofs_group_delete(src->cfg->group))
+			log_warning("%s", dazukofs_strerror());
+		else
+			log_info("group '%s' removed", src->cfg->group);
+	}
 	dazukofs_ignore_off();
+	free(ds);
+	src->priv = NULL;
+}
+
+/* Create the group, or take over one a crashed run left behind. */
+static int dz_start(struct source *src, char *err, size_t errlen)
+{
+	const struct config *cfg = src->cfg;
+	struct dazukofs_group_config gc;
+	struct dazukofs_group_info info;
+
+	group_config(cfg, &gc);
+	if (!dazukofs_group_create(cfg->group, &gc)) {
+		log_info("group '%s' created (track=%d timeout_ms=%u timeout_action=%s)",
+			 cfg->group, gc.track, gc.timeout_ms,
+			 gc.timeout_action == DAZUKOFS_DENY ? "deny" : "allow");
+		goto started;
+	}
+	if (errno != EEXIST)
+		goto fail;
+	if (dazukofs_group_info(cfg->group, &info))
+		goto fail;
+	if (info.config.track == gc.track && info.config.timeout_ms == gc.timeout_ms &&
+	    info.config.timeout_action == gc.timeout_action) {
+		log_notice("group '%s' exists already; serving it", cfg->group);
+		goto started;
+	}
+	log_notice("group '%s' exists with other settings; recreating it", cfg->group);
+	if (dazukofs_group_delete(cfg->group) || dazukofs_group_create(cfg->group, &gc))
+		goto fail;
+started:
+	((struct dz_source *)src->priv)->started = 1;
+	return 0;
+fail:
+	snprintf(err, errlen, "%s", dazukofs_strerror());
+	return -1;
 }
 
 static const struct source_ops dazukofs_ops = {
 	.name = "dazukofs",
+	.start = dz_start,
 	.worker_open = dz_worker_open,
 	.next = dz_next,
 	.path = dz_path,
@@ -136,38 +183,20 @@ static const struct source_ops dazukofs_ops = {
 int source_dazukofs_open(struct source *src, const struct config *cfg,
 			 char *err, size_t errlen)
 {
-	struct dazukofs_group_config gc;
-	struct dazukofs_group_info info;
+	struct dz_source *ds = calloc(1, sizeof(*ds));
 
-	src->ops = &dazukofs_ops;
-	src->cfg = cfg;
-	if (dazukofs_ignore_on()) {
-		snprintf(err, errlen, "%s", dazukofs_strerror());
+	if (!ds) {
+		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	group_config(cfg, &gc);
-	if (!dazukofs_group_create(cfg->group, &gc)) {
-		log_info("group '%s' created (track=%d timeout_ms=%u timeout_action=%s)",
-			 cfg->group, gc.track, gc.timeout_ms,
-			 gc.timeout_action == DAZUKOFS_DENY ? "deny" : "allow");
-		return 0;
+	src->ops = &dazukofs_ops;
+	src->cfg = cfg;
+	/* Before the engine loads: a database under a dazukofs mount makes no events. */
+	if (dazukofs_ignore_on()) {
+		snprintf(err, errlen, "%s", dazukofs_strerror());
+		free(ds);
+		return -1;
 	}
-	if (errno != EEXIST)
-		goto fail;
-	/* Left behind by a run that did not stop cleanly: take it over. */
-	if (dazukofs_group_info(cfg->group, &info))
-		goto fail;
-	if (info.config.track == gc.track && info.config.timeout_ms == gc.timeout_ms &&
-	    info.config.timeout_action == gc.timeout_action) {
-		log_notice("group '%s' exists already; serving it", cfg->group);
-		return 0;
-	}
-	log_notice("group '%s' exists with other settings; recreating it", cfg->group);
-	if (dazukofs_group_delete(cfg->group) || dazukofs_group_create(cfg->group, &gc))
-		goto fail;
+	src->priv = ds;
 	return 0;
-fail:
-	snprintf(err, errlen, "%s", dazukofs_strerror());
-	dazukofs_ignore_off();
-	return -1;
 }

@@ -16,6 +16,7 @@
 
 #include "filter.h"
 #include "log.h"
+#include "stable.h"
 #include "worker.h"
 
 static uint64_t now_us(void)
@@ -80,35 +81,55 @@ static const char *event_path_name(struct event_path *p)
 	return name ? name : "(unknown path)";
 }
 
+/*
+ * Whether path, as this process resolves it, is the event's file.  The
+ * opener may live in another mount namespace, where the fd's path names
+ * something else here (or an excluded directory was bind-mounted over):
+ * a path filter may only let a file go unscanned by a path that is its.
+ */
+static int path_names_file(const char *p, const struct stat *st)
+{
+	struct stat pst;
+
+	return !stat(p, &pst) && pst.st_dev == st->st_dev && pst.st_ino == st->st_ino;
+}
+
 enum verdict scanner_decide(struct scanner *sc, int fd, struct event_path *path,
 			    pid_t pid)
 {
 	const struct config *cfg = sc->cfg;
 	char sig[256], comm[64];
+	struct timespec clock_before;
 	struct cache_key key;
 	unsigned long scanned;
 	enum scan_result res;
+	int cacheable = 0;
 	struct engine *e;
 	uint64_t gen, t0;
 	struct stat st;
 
 	atomic_fetch_add(&sc->stats.events, 1);
-	if (cfg->include.n || cfg->exclude.n) {
-		const char *p = event_path_get(path);
-
-		/* a file whose path cannot be known is scanned */
-		if (p && !filter_should_scan(&cfg->include, &cfg->exclude, p)) {
-			atomic_fetch_add(&sc->stats.skipped_filter, 1);
-			log_debug("%s: not scanned (path filter)", p);
-			return VERDICT_ALLOW;
-		}
-	}
+	stable_clock(&clock_before);
 	if (fstat(fd, &st)) {
 		atomic_fetch_add(&sc->stats.errors, 1);
 		log_warning("%s: fstat: %s; verdict %s", event_path_name(path),
 			    strerror(errno),
 			    cfg->on_error == VERDICT_DENY ? "deny" : "allow");
 		return cfg->on_error;
+	}
+	if (cfg->include.n || cfg->exclude.n) {
+		const char *p = event_path_get(path);
+
+		/* a file whose path cannot be known is scanned */
+		if (p && !filter_should_scan(&cfg->include, &cfg->exclude, p)) {
+			if (path_names_file(p, &st)) {
+				atomic_fetch_add(&sc->stats.skipped_filter, 1);
+				log_debug("%s: not scanned (path filter)", p);
+				return VERDICT_ALLOW;
+			}
+			log_debug("%s: path filter ignored: the path names another file here",
+				  p);
+		}
 	}
 	if (!S_ISREG(st.st_mode))
 		return VERDICT_ALLOW;
@@ -118,11 +139,18 @@ enum verdict scanner_decide(struct scanner *sc, int fd, struct event_path *path,
 			  event_path_name(path), (intmax_t)st.st_size);
 		return VERDICT_ALLOW;
 	}
-	cache_key_from_stat(&key, &st);
-	if (cache_lookup(&sc->cache, &key)) {
-		atomic_fetch_add(&sc->stats.cache_hits, 1);
-		log_debug("%s: clean (cached)", event_path_name(path));
-		return VERDICT_ALLOW;
+	if (cfg->cache_size) {
+		cache_key_from_stat(&key, &st);
+		if (cache_lookup(&sc->cache, &key)) {
+			if (stable_no_writer(fd)) {
+				atomic_fetch_add(&sc->stats.cache_hits, 1);
+				log_debug("%s: clean (cached)", event_path_name(path));
+				return VERDICT_ALLOW;
+			}
+			log_debug("%s: cached, but open for writing: scanning",
+				  event_path_name(path));
+		}
+		cacheable = stable_before_scan(fd, &st, &clock_before);
 	}
 
 	gen = cache_generation(&sc->cache);
@@ -143,7 +171,8 @@ enum verdict scanner_decide(struct scanner *sc, int fd, struct event_path *path,
 
 	switch (res) {
 	case SCAN_CLEAN:
-		cache_insert(&sc->cache, &key, gen);
+		if (cacheable && stable_after_scan(fd, &st))
+			cache_insert(&sc->cache, &key, gen);
 		log_debug("%s: clean", event_path_name(path));
 		return VERDICT_ALLOW;
 	case SCAN_INFECTED:
