@@ -80,6 +80,46 @@ static const char *event_path_name(struct event_path *p)
 	return name ? name : "(unknown path)";
 }
 
+static const char *verdict_name(enum verdict v)
+{
+	return v == VERDICT_DENY ? "deny" : "allow";
+}
+
+/* on_error's verdict, counted. */
+static enum verdict error_verdict(struct scanner *sc)
+{
+	atomic_fetch_add(&sc->stats.errors, 1);
+	if (sc->cfg->on_error == VERDICT_DENY)
+		atomic_fetch_add(&sc->stats.denied, 1);
+	return sc->cfg->on_error;
+}
+
+/*
+ * A file not fully scanned (res SCAN_EXCEEDS_MAX or SCAN_ENCRYPTED, what:
+ * libclamav's name of the limit or format): never clean, so never cached;
+ * alert_exceeds_max or alert_encrypted decides.
+ */
+static enum verdict partial_verdict(struct scanner *sc, enum scan_result res,
+				    const char *what, struct event_path *path,
+				    pid_t pid)
+{
+	int encrypted = res == SCAN_ENCRYPTED;
+	int alert = encrypted ? sc->cfg->alert_encrypted : sc->cfg->alert_exceeds_max;
+	char comm[64];
+
+	atomic_fetch_add(encrypted ? &sc->stats.encrypted : &sc->stats.exceeds_max, 1);
+	if (alert) {
+		atomic_fetch_add(&sc->stats.denied, 1);
+		read_comm(pid, comm, sizeof(comm));
+		log_detection(event_path_name(path), pid, comm, what, "denied");
+		return VERDICT_DENY;
+	}
+	log_notice("%s: not fully scanned (%s); allowed by %s = no",
+		   event_path_name(path), what,
+		   encrypted ? "alert_encrypted" : "alert_exceeds_max");
+	return VERDICT_ALLOW;
+}
+
 enum verdict scanner_decide(struct scanner *sc, int fd, struct event_path *path,
 			    pid_t pid)
 {
@@ -104,19 +144,20 @@ enum verdict scanner_decide(struct scanner *sc, int fd, struct event_path *path,
 		}
 	}
 	if (fstat(fd, &st)) {
-		atomic_fetch_add(&sc->stats.errors, 1);
 		log_warning("%s: fstat: %s; verdict %s", event_path_name(path),
-			    strerror(errno),
-			    cfg->on_error == VERDICT_DENY ? "deny" : "allow");
-		return cfg->on_error;
+			    strerror(errno), verdict_name(cfg->on_error));
+		return error_verdict(sc);
 	}
 	if (!S_ISREG(st.st_mode))
 		return VERDICT_ALLOW;
-	if ((uint64_t)st.st_size > cfg->max_file_size) {
-		atomic_fetch_add(&sc->stats.skipped_size, 1);
-		log_debug("%s: not scanned (%jd bytes > max_file_size)",
-			  event_path_name(path), (intmax_t)st.st_size);
-		return VERDICT_ALLOW;
+	/* what libclamav would report, without handing it the whole file */
+	if (cfg->limits.max_file_size &&
+	    (uint64_t)st.st_size > cfg->limits.max_file_size) {
+		log_debug("%s: not scanned (%jd bytes > max_file_size %" PRIu64 ")",
+			  event_path_name(path), (intmax_t)st.st_size,
+			  cfg->limits.max_file_size);
+		return partial_verdict(sc, SCAN_EXCEEDS_MAX, ENGINE_SIG_MAX_FILE_SIZE,
+				       path, pid);
 	}
 	cache_key_from_stat(&key, &st);
 	if (cache_lookup(&sc->cache, &key)) {
@@ -128,8 +169,9 @@ enum verdict scanner_decide(struct scanner *sc, int fd, struct event_path *path,
 	gen = cache_generation(&sc->cache);
 	e = engine_holder_get(&sc->engines);
 	if (!e) {
-		atomic_fetch_add(&sc->stats.errors, 1);
-		return cfg->on_error;
+		log_warning("%s: no signatures loaded; verdict %s",
+			    event_path_name(path), verdict_name(cfg->on_error));
+		return error_verdict(sc);
 	}
 	stats_scan_begin(&sc->stats);
 	t0 = now_us();
@@ -152,15 +194,14 @@ enum verdict scanner_decide(struct scanner *sc, int fd, struct event_path *path,
 		read_comm(pid, comm, sizeof(comm));
 		log_detection(event_path_name(path), pid, comm, sig, "denied");
 		return VERDICT_DENY;
+	case SCAN_EXCEEDS_MAX:
+	case SCAN_ENCRYPTED:
+		return partial_verdict(sc, res, sig, path, pid);
 	case SCAN_ERROR:
 	default:
-		atomic_fetch_add(&sc->stats.errors, 1);
 		log_warning("%s: scan error: %s; verdict %s", event_path_name(path),
-			    sig,
-			    cfg->on_error == VERDICT_DENY ? "deny" : "allow");
-		if (cfg->on_error == VERDICT_DENY)
-			atomic_fetch_add(&sc->stats.denied, 1);
-		return cfg->on_error;
+			    sig, verdict_name(cfg->on_error));
+		return error_verdict(sc);
 	}
 }
 
