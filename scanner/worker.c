@@ -234,6 +234,7 @@ void *worker_main(void *arg)
 	struct source_event ev;
 	struct event_path path;
 	struct path_source ps = { .ops = ops, .sw = w->sw, .ev = &ev };
+	uint64_t t0;
 	int rc;
 
 	for (;;) {
@@ -247,9 +248,13 @@ void *worker_main(void *arg)
 			break;
 		}
 		event_path_init(&path, resolve_from_source, &ps);
+		t0 = now_us();
 		ev.verdict = scanner_decide(sc, ev.fd, &path, ev.pid);
+		/* the path only if known: the fd is gone after the answer */
 		if (ops->answer(w->sw, &ev, err, sizeof(err)))
-			log_warning("worker %u: %s", w->index, err);
+			log_warning("worker %u: %s (answered %" PRIu64 " ms after reading the event): %s",
+				    w->index, path.state > 0 ? path.buf : "(path not resolved)",
+				    (now_us() - t0) / 1000, err);
 	}
 	return NULL;
 }
