@@ -289,7 +289,8 @@ check_stats() { # CONFIG SCANNED CACHE_HITS INFECTED: the scanner's counters
 	[[ $(stat_of scanned "$st") == "$2" ]] || fail "$1: scanned should be $2: $st"
 	[[ $(stat_of cache_hits "$st") == "$3" ]] || fail "$1: cache_hits should be $3: $st"
 	[[ $(stat_of infected "$st") == "$4" ]] || fail "$1: infected should be $4: $st"
-	[[ $(stat_of errors "$st") == 0 && $(stat_of too_big "$st") == 0 &&
+	[[ $(stat_of errors "$st") == 0 && $(stat_of exceeds_max "$st") == 0 &&
+		$(stat_of encrypted "$st") == 0 &&
 		$(stat_of filtered "$st") == 0 ]] || fail "$1: errors or skipped files: $st"
 }
 

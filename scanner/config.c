@@ -13,6 +13,7 @@
 
 #define DAZUKOFS_GROUP_NAME_MAX 64
 #define TIMEOUT_MS_MAX (24U * 60 * 60 * 1000)
+#define MAX_SCAN_TIME_DEFAULT_MS 120000U
 
 static char *xstrdup(const char *s)
 {
@@ -36,7 +37,13 @@ void config_init(struct config *cfg)
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->group = xstrdup(CONFIG_DEFAULT_GROUP);
 	cfg->database = xstrdup(CONFIG_DEFAULT_DATABASE);
-	cfg->max_file_size = 100ULL << 20;
+	cfg->limits.max_file_size = 100ULL << 20;
+	cfg->limits.max_scan_size = 400ULL << 20;
+	cfg->limits.max_recursion = 17;
+	cfg->limits.max_files = 10000;
+	cfg->limits.max_scan_time_ms = MAX_SCAN_TIME_DEFAULT_MS;
+	cfg->alert_exceeds_max = 1;
+	cfg->alert_encrypted = 1;
 	cfg->on_error = VERDICT_ALLOW;
 	cfg->log_level = LOG_LVL_INFO;
 	cfg->timeout_ms = 30000;
@@ -211,8 +218,35 @@ int config_set(struct config *cfg, const char *key_in, const char *value,
 			FAIL("database: '%s' is not an absolute path", value);
 		set_str(&cfg->database, value);
 	} else if (!strcmp(key, "max_file_size")) {
-		if (config_parse_size(value, &cfg->max_file_size))
-			FAIL("max_file_size: '%s' is not a size (e.g. 4096, 64K, 100M, 2G)", value);
+		if (config_parse_size(value, &cfg->limits.max_file_size))
+			FAIL("max_file_size: '%s' is not a size (e.g. 4096, 64K, 100M, 2G; 0: unlimited)",
+			     value);
+	} else if (!strcmp(key, "max_scan_size")) {
+		if (config_parse_size(value, &cfg->limits.max_scan_size))
+			FAIL("max_scan_size: '%s' is not a size (e.g. 4096, 64K, 400M, 2G; 0: unlimited)",
+			     value);
+	} else if (!strcmp(key, "max_recursion")) {
+		if (config_parse_uint(value, UINT32_MAX, &u))
+			FAIL("max_recursion: '%s' is not a number from 0 (unlimited) to %u", value,
+			     UINT32_MAX);
+		cfg->limits.max_recursion = (unsigned int)u;
+	} else if (!strcmp(key, "max_files")) {
+		if (config_parse_uint(value, UINT32_MAX, &u))
+			FAIL("max_files: '%s' is not a number from 0 (unlimited) to %u", value,
+			     UINT32_MAX);
+		cfg->limits.max_files = (unsigned int)u;
+	} else if (!strcmp(key, "max_scan_time")) {
+		if (config_parse_uint(value, UINT32_MAX, &u))
+			FAIL("max_scan_time: '%s' is not a number of milliseconds from 0 (unlimited) to %u",
+			     value, UINT32_MAX);
+		cfg->limits.max_scan_time_ms = (unsigned int)u;
+		cfg->max_scan_time_set = 1;
+	} else if (!strcmp(key, "alert_exceeds_max")) {
+		if (config_parse_bool(value, &cfg->alert_exceeds_max))
+			FAIL("alert_exceeds_max: '%s' is not yes or no", value);
+	} else if (!strcmp(key, "alert_encrypted")) {
+		if (config_parse_bool(value, &cfg->alert_encrypted))
+			FAIL("alert_encrypted: '%s' is not yes or no", value);
 	} else if (!strcmp(key, "on_error")) {
 		if (parse_verdict(value, &cfg->on_error))
 			FAIL("on_error: '%s' is not allow or deny", value);
@@ -353,7 +387,13 @@ void config_usage(FILE *out, const char *prog)
 "  -g, --group NAME           DazukoFS group to create and serve (default " CONFIG_DEFAULT_GROUP ")\n"
 "  -w, --workers N            scanning threads (default 0: one per CPU)\n"
 "  -d, --database DIR         ClamAV signature directory (default " CONFIG_DEFAULT_DATABASE ")\n"
-"      --max-file-size SIZE   larger files are allowed unscanned (default 100M)\n"
+"      --max-file-size SIZE   larger files are not scanned (default 100M, 0: no limit)\n"
+"      --max-scan-size SIZE   data scanned per file, archives included (default 400M)\n"
+"      --max-recursion N      archive nesting scanned (default 17, 0: no limit)\n"
+"      --max-files N          files scanned per archive (default 10000, 0: no limit)\n"
+"      --max-scan-time MS     time per file (default 120000, at most timeout-ms)\n"
+"      --alert-exceeds-max yes|no  deny files past a limit (default yes)\n"
+"      --alert-encrypted yes|no    deny encrypted archives, documents (default yes)\n"
 "      --on-error allow|deny  verdict when a scan fails (default allow)\n"
 "      --include PREFIX       scan only under these path prefixes (repeatable)\n"
 "      --exclude PREFIX       never scan under these path prefixes (repeatable)\n"
@@ -380,6 +420,12 @@ static const struct option long_opts[] = {
 	{ "workers", required_argument, NULL, 'w' },
 	{ "database", required_argument, NULL, 'd' },
 	{ "max-file-size", required_argument, NULL, 0 },
+	{ "max-scan-size", required_argument, NULL, 0 },
+	{ "max-recursion", required_argument, NULL, 0 },
+	{ "max-files", required_argument, NULL, 0 },
+	{ "max-scan-time", required_argument, NULL, 0 },
+	{ "alert-exceeds-max", required_argument, NULL, 0 },
+	{ "alert-encrypted", required_argument, NULL, 0 },
 	{ "on-error", required_argument, NULL, 0 },
 	{ "include", required_argument, NULL, 0 },
 	{ "exclude", required_argument, NULL, 0 },
@@ -398,6 +444,30 @@ static const struct option long_opts[] = {
 };
 
 static const char short_opts[] = "+c:g:w:d:fh";
+
+/*
+ * A scan that runs into max_scan_time must still answer before the kernel
+ * settles the event by timeout_action, or the limit's verdict is lost: a
+ * longer max_scan_time is refused, and the default is lowered to fit.
+ * fanotify has no timeout.
+ */
+static int check_scan_time(struct config *cfg, char *err, size_t errlen)
+{
+	unsigned int t = cfg->limits.max_scan_time_ms;
+
+	if (cfg->source != SOURCE_DAZUKOFS || !cfg->timeout_ms ||
+	    (t && t <= cfg->timeout_ms))
+		return 0;
+	if (!cfg->max_scan_time_set) {
+		cfg->limits.max_scan_time_ms = cfg->timeout_ms;
+		return 0;
+	}
+	if (t)
+		FAIL("max_scan_time %u ms is longer than timeout_ms %u: the kernel would apply timeout_action=%s before a scan stopped at the limit answers; lower max_scan_time or raise timeout_ms",
+		     t, cfg->timeout_ms, cfg->timeout_action == VERDICT_DENY ? "deny" : "allow");
+	FAIL("max_scan_time 0 (unlimited) with timeout_ms %u: the kernel would apply timeout_action=%s before a long scan answers; set max_scan_time to at most timeout_ms, or timeout_ms to 0",
+	     cfg->timeout_ms, cfg->timeout_action == VERDICT_DENY ? "deny" : "allow");
+}
 
 int config_from_args(struct config *cfg, int argc, char **argv, char *err,
 		     size_t errlen)
@@ -447,5 +517,5 @@ int config_from_args(struct config *cfg, int argc, char **argv, char *err,
 	}
 	if (cfg->source == SOURCE_FANOTIFY && !cfg->fanotify_mount)
 		FAIL("source fanotify needs fanotify_mount (--fanotify-mount PATH)");
-	return 0;
+	return check_scan_time(cfg, err, errlen);
 }

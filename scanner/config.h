@@ -29,12 +29,30 @@ struct str_list {
 	size_t n;
 };
 
+/*
+ * libclamav's scan limits, with clamd's meaning and defaults (MaxFileSize,
+ * MaxScanSize, MaxRecursion, MaxFiles, MaxScanTime); 0 is unlimited.  The
+ * scanner applies max_file_size to the opened file itself too, so that
+ * there is one limit, not two.
+ */
+struct scan_limits {
+	uint64_t max_file_size;		/* bytes */
+	uint64_t max_scan_size;		/* bytes read from one file, archives included */
+	unsigned int max_recursion;	/* archive nesting */
+	unsigned int max_files;		/* files in one archive */
+	unsigned int max_scan_time_ms;
+};
+
 struct config {
 	char *config_path;
 	char *group;
 	unsigned int workers;		/* 0: number of CPUs */
 	char *database;
-	uint64_t max_file_size;		/* bytes; bigger files are allowed */
+	struct scan_limits limits;
+	int max_scan_time_set;		/* given, not derived from timeout_ms */
+	/* deny files not fully scanned (clamd's AlertExceedsMax, AlertEncrypted) */
+	int alert_exceeds_max;
+	int alert_encrypted;
 	enum verdict on_error;
 	struct str_list include, exclude;
 	int log_level;			/* enum log_level */

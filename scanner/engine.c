@@ -6,7 +6,12 @@
 
 #include <clamav.h>
 
+#include "config.h"
 #include "engine.h"
+
+/* libclamav's names for the heuristics that engine_scan() turns on. */
+#define SIG_EXCEEDS_MAX_PREFIX "Heuristics.Limits.Exceeded."
+#define SIG_ENCRYPTED_PREFIX "Heuristics.Encrypted."
 
 int engine_global_init(char *err, size_t errlen)
 {
@@ -19,7 +24,35 @@ int engine_global_init(char *err, size_t errlen)
 	return 0;
 }
 
-struct engine *engine_load(const char *dbdir, int clamav_cache, char *err,
+static int set_limits(struct cl_engine *cl, const struct scan_limits *l,
+		      char *err, size_t errlen)
+{
+	const struct {
+		enum cl_engine_field field;
+		long long value;
+		const char *key;
+	} set[] = {
+		{ CL_ENGINE_MAX_FILESIZE, (long long)l->max_file_size, "max_file_size" },
+		{ CL_ENGINE_MAX_SCANSIZE, (long long)l->max_scan_size, "max_scan_size" },
+		{ CL_ENGINE_MAX_RECURSION, l->max_recursion, "max_recursion" },
+		{ CL_ENGINE_MAX_FILES, l->max_files, "max_files" },
+		{ CL_ENGINE_MAX_SCANTIME, l->max_scan_time_ms, "max_scan_time" },
+	};
+	cl_error_t rc;
+
+	for (size_t i = 0; i < sizeof(set) / sizeof(set[0]); i++) {
+		rc = cl_engine_set_num(cl, set[i].field, set[i].value);
+		if (rc != CL_SUCCESS) {
+			snprintf(err, errlen, "cannot set libclamav's limit %s to %lld: %s",
+				 set[i].key, set[i].value, cl_strerror(rc));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+struct engine *engine_load(const char *dbdir, int clamav_cache,
+			   const struct scan_limits *limits, char *err,
 			   size_t errlen)
 {
 	struct engine *e = calloc(1, sizeof(*e));
@@ -43,6 +76,8 @@ struct engine *engine_load(const char *dbdir, int clamav_cache, char *err,
 			goto fail;
 		}
 	}
+	if (set_limits(e->cl, limits, err, errlen))
+		goto fail;
 	rc = cl_load(dbdir, e->cl, &e->signatures, CL_DB_STDOPT);
 	if (rc != CL_SUCCESS) {
 		snprintf(err, errlen, "cl_load %s: %s", dbdir, cl_strerror(rc));
@@ -121,15 +156,37 @@ enum scan_result engine_scan(struct engine *e, int fd, const char *name,
 
 	memset(&opts, 0, sizeof(opts));
 	opts.parse = ~0U;	/* every file format ClamAV knows */
+	/*
+	 * Without these heuristics libclamav calls a file clean when it
+	 * stopped at a limit or could not decrypt it.  Heuristic precedence
+	 * stays off: a signature found in the same file still wins.
+	 */
 	opts.general = CL_SCAN_GENERAL_HEURISTICS;
+	opts.heuristic = CL_SCAN_HEURISTIC_EXCEEDS_MAX |
+			 CL_SCAN_HEURISTIC_ENCRYPTED_ARCHIVE |
+			 CL_SCAN_HEURISTIC_ENCRYPTED_DOC;
 	*scanned = 0;
 	rc = cl_scandesc(fd, name, &virname, scanned, e->cl, &opts);
 	switch (rc) {
 	case CL_CLEAN:
 		return SCAN_CLEAN;
 	case CL_VIRUS:
+		/* a detection without a name is still a detection */
 		snprintf(sig, siglen, "%s", virname ? virname : "(unnamed)");
+		if (virname && !strncmp(virname, SIG_EXCEEDS_MAX_PREFIX,
+					strlen(SIG_EXCEEDS_MAX_PREFIX)))
+			return SCAN_EXCEEDS_MAX;
+		if (virname && !strncmp(virname, SIG_ENCRYPTED_PREFIX,
+					strlen(SIG_ENCRYPTED_PREFIX)))
+			return SCAN_ENCRYPTED;
 		return SCAN_INFECTED;
+	/* the limit errors, should libclamav return them instead of alerting */
+	case CL_ETIMEOUT:
+	case CL_EMAXREC:
+	case CL_EMAXSIZE:
+	case CL_EMAXFILES:
+		snprintf(sig, siglen, "%s", cl_strerror(rc));
+		return SCAN_EXCEEDS_MAX;
 	default:
 		snprintf(sig, siglen, "%s", cl_strerror(rc));
 		return SCAN_ERROR;

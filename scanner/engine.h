@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 struct cl_engine;
+struct scan_limits;
 
 struct engine {
 	struct cl_engine *cl;
@@ -27,17 +28,29 @@ struct engine_holder {
 	unsigned long generations;
 };
 
-enum scan_result { SCAN_CLEAN, SCAN_INFECTED, SCAN_ERROR };
+/*
+ * SCAN_EXCEEDS_MAX: not scanned to the end, a limit was reached;
+ * SCAN_ENCRYPTED: an encrypted archive or document, its content unseen.
+ * libclamav calls both clean; they must not be taken for clean.
+ */
+enum scan_result {
+	SCAN_CLEAN, SCAN_INFECTED, SCAN_ERROR, SCAN_EXCEEDS_MAX, SCAN_ENCRYPTED
+};
+
+/* What libclamav reports for a file over max_file_size (see worker.c). */
+#define ENGINE_SIG_MAX_FILE_SIZE "Heuristics.Limits.Exceeded.MaxFileSize"
 
 /* Once per process, before any engine. -1 with a message on failure. */
 int engine_global_init(char *err, size_t errlen);
 
 /*
- * Load and compile the signatures of dbdir into a new engine (1 ref).
- * clamav_cache: keep libclamav's cache of clean files' hashes (a file whose
- * content was found clean is then hashed, not scanned, again).
+ * Load and compile the signatures of dbdir into a new engine (1 ref), with
+ * the scan limits.  clamav_cache: keep libclamav's cache of clean files'
+ * hashes (a file whose content was found clean is then hashed, not
+ * scanned, again).
  */
-struct engine *engine_load(const char *dbdir, int clamav_cache, char *err,
+struct engine *engine_load(const char *dbdir, int clamav_cache,
+			   const struct scan_limits *limits, char *err,
 			   size_t errlen);
 void engine_put(struct engine *e);
 
@@ -49,8 +62,9 @@ struct engine *engine_holder_get(struct engine_holder *h);
 void engine_holder_destroy(struct engine_holder *h);
 
 /*
- * Scan an open file.  SCAN_INFECTED: the signature name in sig.
- * SCAN_ERROR: the reason in sig.
+ * Scan an open file.  SCAN_INFECTED: the signature name in sig;
+ * SCAN_EXCEEDS_MAX, SCAN_ENCRYPTED: libclamav's heuristic name (which
+ * limit, which format) in sig; SCAN_ERROR: the reason in sig.
  */
 enum scan_result engine_scan(struct engine *e, int fd, const char *name,
 			     char *sig, size_t siglen, unsigned long *scanned);

@@ -8,6 +8,7 @@
  * from the reload thread and from failing workers.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -87,7 +88,8 @@ static void *reload_main(void *arg)
 	struct engine *e;
 
 	log_notice("reloading signatures from %s", sc->cfg->database);
-	e = engine_load(sc->cfg->database, sc->cfg->clamav_cache, err, sizeof(err));
+	e = engine_load(sc->cfg->database, sc->cfg->clamav_cache, &sc->cfg->limits,
+			err, sizeof(err));
 	if (!e) {
 		atomic_fetch_add(&sc->stats.reload_failures, 1);
 		log_error("reload failed, keeping the old signatures: %s", err);
@@ -337,12 +339,19 @@ int main(int argc, char **argv)
 		log_error("%s", err);
 		goto out_source;
 	}
-	e = engine_load(app.cfg.database, app.cfg.clamav_cache, err, sizeof(err));
+	e = engine_load(app.cfg.database, app.cfg.clamav_cache, &app.cfg.limits,
+			err, sizeof(err));
 	if (!e) {
 		log_error("%s", err);
 		goto out_source;
 	}
 	log_info("%u signatures loaded from %s", e->signatures, app.cfg.database);
+	log_info("limits (0: none): max_file_size=%" PRIu64 " max_scan_size=%" PRIu64
+		 " max_recursion=%u max_files=%u max_scan_time=%u ms; alert_exceeds_max=%s alert_encrypted=%s",
+		 app.cfg.limits.max_file_size, app.cfg.limits.max_scan_size,
+		 app.cfg.limits.max_recursion, app.cfg.limits.max_files,
+		 app.cfg.limits.max_scan_time_ms, app.cfg.alert_exceeds_max ? "yes" : "no",
+		 app.cfg.alert_encrypted ? "yes" : "no");
 	engine_holder_swap(&app.sc.engines, e);
 
 	if (app.source.ops->start(&app.source, err, sizeof(err))) {

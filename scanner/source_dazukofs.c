@@ -103,13 +103,26 @@ static int dz_path(struct source_worker *w, const struct source_event *ev,
 static int dz_answer(struct source_worker *w, struct source_event *ev, char *err,
 		     size_t errlen)
 {
+	const struct config *cfg = w->src->cfg;
+	int rc;
+
 	w->acc.deny = ev->verdict == VERDICT_DENY ? DAZUKOFS_DENY : DAZUKOFS_ALLOW;
-	if (dazukofs_return_access(w->h, &w->acc)) {
+	rc = dazukofs_return_access(w->h, &w->acc);
+	ev->fd = -1;		/* closed in any case */
+	if (!rc)
+		return 0;
+	/*
+	 * The event we read is no longer held: with a timeout, it was settled
+	 * by it, and our verdict was not the one that counted.
+	 */
+	if (errno == ENOENT && cfg->timeout_ms)
+		snprintf(err, errlen,
+			 "verdict %s answered after the group timeout (timeout_ms=%u); the kernel had applied timeout_action=%s to event %lu",
+			 ev->verdict == VERDICT_DENY ? "deny" : "allow", cfg->timeout_ms,
+			 cfg->timeout_action == VERDICT_DENY ? "deny" : "allow", ev->id);
+	else
 		snprintf(err, errlen, "%s", dazukofs_strerror());
-		return -1;
-	}
-	ev->fd = -1;
-	return 0;
+	return -1;
 }
 
 static void dz_worker_close(struct source_worker *w)

@@ -94,6 +94,46 @@ static int path_names_file(const char *p, const struct stat *st)
 	return !stat(p, &pst) && pst.st_dev == st->st_dev && pst.st_ino == st->st_ino;
 }
 
+static const char *verdict_name(enum verdict v)
+{
+	return v == VERDICT_DENY ? "deny" : "allow";
+}
+
+/* on_error's verdict, counted. */
+static enum verdict error_verdict(struct scanner *sc)
+{
+	atomic_fetch_add(&sc->stats.errors, 1);
+	if (sc->cfg->on_error == VERDICT_DENY)
+		atomic_fetch_add(&sc->stats.denied, 1);
+	return sc->cfg->on_error;
+}
+
+/*
+ * A file not fully scanned (res SCAN_EXCEEDS_MAX or SCAN_ENCRYPTED, what:
+ * libclamav's name of the limit or format): never clean, so never cached;
+ * alert_exceeds_max or alert_encrypted decides.
+ */
+static enum verdict partial_verdict(struct scanner *sc, enum scan_result res,
+				    const char *what, struct event_path *path,
+				    pid_t pid)
+{
+	int encrypted = res == SCAN_ENCRYPTED;
+	int alert = encrypted ? sc->cfg->alert_encrypted : sc->cfg->alert_exceeds_max;
+	char comm[64];
+
+	atomic_fetch_add(encrypted ? &sc->stats.encrypted : &sc->stats.exceeds_max, 1);
+	if (alert) {
+		atomic_fetch_add(&sc->stats.denied, 1);
+		read_comm(pid, comm, sizeof(comm));
+		log_detection(event_path_name(path), pid, comm, what, "denied");
+		return VERDICT_DENY;
+	}
+	log_notice("%s: not fully scanned (%s); allowed by %s = no",
+		   event_path_name(path), what,
+		   encrypted ? "alert_encrypted" : "alert_exceeds_max");
+	return VERDICT_ALLOW;
+}
+
 enum verdict scanner_decide(struct scanner *sc, int fd, struct event_path *path,
 			    pid_t pid)
 {
@@ -111,11 +151,9 @@ enum verdict scanner_decide(struct scanner *sc, int fd, struct event_path *path,
 	atomic_fetch_add(&sc->stats.events, 1);
 	stable_clock(&clock_before);
 	if (fstat(fd, &st)) {
-		atomic_fetch_add(&sc->stats.errors, 1);
 		log_warning("%s: fstat: %s; verdict %s", event_path_name(path),
-			    strerror(errno),
-			    cfg->on_error == VERDICT_DENY ? "deny" : "allow");
-		return cfg->on_error;
+			    strerror(errno), verdict_name(cfg->on_error));
+		return error_verdict(sc);
 	}
 	if (cfg->include.n || cfg->exclude.n) {
 		const char *p = event_path_get(path);
@@ -133,11 +171,14 @@ enum verdict scanner_decide(struct scanner *sc, int fd, struct event_path *path,
 	}
 	if (!S_ISREG(st.st_mode))
 		return VERDICT_ALLOW;
-	if ((uint64_t)st.st_size > cfg->max_file_size) {
-		atomic_fetch_add(&sc->stats.skipped_size, 1);
-		log_debug("%s: not scanned (%jd bytes > max_file_size)",
-			  event_path_name(path), (intmax_t)st.st_size);
-		return VERDICT_ALLOW;
+	/* what libclamav would report, without handing it the whole file */
+	if (cfg->limits.max_file_size &&
+	    (uint64_t)st.st_size > cfg->limits.max_file_size) {
+		log_debug("%s: not scanned (%jd bytes > max_file_size %" PRIu64 ")",
+			  event_path_name(path), (intmax_t)st.st_size,
+			  cfg->limits.max_file_size);
+		return partial_verdict(sc, SCAN_EXCEEDS_MAX, ENGINE_SIG_MAX_FILE_SIZE,
+				       path, pid);
 	}
 	if (cfg->cache_size) {
 		cache_key_from_stat(&key, &st);
@@ -156,8 +197,9 @@ enum verdict scanner_decide(struct scanner *sc, int fd, struct event_path *path,
 	gen = cache_generation(&sc->cache);
 	e = engine_holder_get(&sc->engines);
 	if (!e) {
-		atomic_fetch_add(&sc->stats.errors, 1);
-		return cfg->on_error;
+		log_warning("%s: no signatures loaded; verdict %s",
+			    event_path_name(path), verdict_name(cfg->on_error));
+		return error_verdict(sc);
 	}
 	stats_scan_begin(&sc->stats);
 	t0 = now_us();
@@ -181,15 +223,14 @@ enum verdict scanner_decide(struct scanner *sc, int fd, struct event_path *path,
 		read_comm(pid, comm, sizeof(comm));
 		log_detection(event_path_name(path), pid, comm, sig, "denied");
 		return VERDICT_DENY;
+	case SCAN_EXCEEDS_MAX:
+	case SCAN_ENCRYPTED:
+		return partial_verdict(sc, res, sig, path, pid);
 	case SCAN_ERROR:
 	default:
-		atomic_fetch_add(&sc->stats.errors, 1);
 		log_warning("%s: scan error: %s; verdict %s", event_path_name(path),
-			    sig,
-			    cfg->on_error == VERDICT_DENY ? "deny" : "allow");
-		if (cfg->on_error == VERDICT_DENY)
-			atomic_fetch_add(&sc->stats.denied, 1);
-		return cfg->on_error;
+			    sig, verdict_name(cfg->on_error));
+		return error_verdict(sc);
 	}
 }
 
@@ -222,6 +263,7 @@ void *worker_main(void *arg)
 	struct source_event ev;
 	struct event_path path;
 	struct path_source ps = { .ops = ops, .sw = w->sw, .ev = &ev };
+	uint64_t t0;
 	int rc;
 
 	for (;;) {
@@ -235,9 +277,13 @@ void *worker_main(void *arg)
 			break;
 		}
 		event_path_init(&path, resolve_from_source, &ps);
+		t0 = now_us();
 		ev.verdict = scanner_decide(sc, ev.fd, &path, ev.pid);
+		/* the path only if known: the fd is gone after the answer */
 		if (ops->answer(w->sw, &ev, err, sizeof(err)))
-			log_warning("worker %u: %s", w->index, err);
+			log_warning("worker %u: %s (answered %" PRIu64 " ms after reading the event): %s",
+				    w->index, path.state > 0 ? path.buf : "(path not resolved)",
+				    (now_us() - t0) / 1000, err);
 	}
 	return NULL;
 }

@@ -87,7 +87,7 @@ static void test_good_file(void **state)
 	assert_string_equal(cfg.group, "av1");
 	assert_int_equal(cfg.workers, 3);
 	assert_string_equal(cfg.database, "/srv/db");
-	assert_int_equal(cfg.max_file_size, 65536);
+	assert_int_equal(cfg.limits.max_file_size, 65536);
 	assert_int_equal(cfg.on_error, VERDICT_DENY);
 	assert_int_equal(cfg.include.n, 2);
 	assert_string_equal(cfg.include.items[0], "/srv");
@@ -235,7 +235,7 @@ static void test_command_line(void **state)
 			      "--on-error=deny", (char *)NULL), 0);
 	assert_int_equal(cfg.workers, 5);		/* the option wins */
 	assert_string_equal(cfg.group, "fromfile");	/* the file stays */
-	assert_int_equal(cfg.max_file_size, 1024);
+	assert_int_equal(cfg.limits.max_file_size, 1024);
 	assert_int_equal(cfg.exclude.n, 1);
 	assert_int_equal(cfg.foreground, 1);
 	assert_int_equal(cfg.on_error, VERDICT_DENY);
@@ -276,6 +276,86 @@ static void test_command_line(void **state)
 	free(path);
 }
 
+/*
+ * The scan limits: clamd's defaults, 0 for unlimited, bad values refused;
+ * max_scan_time never beyond the group's timeout_ms: refused when given,
+ * lowered when it is the default; fanotify (no timeout) takes any.
+ */
+static void test_limits(void **state)
+{
+	static const char *const bad[][3] = {	/* option, value, key named */
+		{ "--max-scan-size", "1X", "max_scan_size" },
+		{ "--max-recursion", "-1", "max_recursion" },
+		{ "--max-files", "4294967296", "max_files" },
+		{ "--max-scan-time", "1s", "max_scan_time" },
+		{ "--alert-exceeds-max", "maybe", "alert_exceeds_max" },
+		{ "--alert-encrypted", "2", "alert_encrypted" },
+	};
+	char err[CONFIG_ERR_MAX] = "";
+	struct config cfg;
+
+	(void)state;
+	config_init(&cfg);
+	assert_int_equal(cfg.limits.max_file_size, 100 << 20);
+	assert_int_equal(cfg.limits.max_scan_size, 400 << 20);
+	assert_int_equal(cfg.limits.max_recursion, 17);
+	assert_int_equal(cfg.limits.max_files, 10000);
+	assert_int_equal(cfg.limits.max_scan_time_ms, 120000);
+	assert_int_equal(cfg.alert_exceeds_max, 1);
+	assert_int_equal(cfg.alert_encrypted, 1);
+	/* the default 120000 is lowered to the default timeout_ms 30000 */
+	assert_int_equal(args(&cfg, err, sizeof(err), "-c", "/dev/null", (char *)NULL), 0);
+	assert_int_equal(cfg.limits.max_scan_time_ms, 30000);
+	config_free(&cfg);
+
+	config_init(&cfg);
+	assert_int_equal(args(&cfg, err, sizeof(err), "-c", "/dev/null",
+			      "--max-file-size", "0", "--max-scan-size", "1G",
+			      "--max-recursion", "0", "--max-files", "5",
+			      "--max-scan-time", "30000", "--alert-exceeds-max", "no",
+			      "--alert-encrypted", "no", (char *)NULL), 0);
+	assert_int_equal(cfg.limits.max_file_size, 0);
+	assert_int_equal(cfg.limits.max_scan_size, 1 << 30);
+	assert_int_equal(cfg.limits.max_recursion, 0);
+	assert_int_equal(cfg.limits.max_files, 5);
+	assert_int_equal(cfg.limits.max_scan_time_ms, 30000);
+	assert_int_equal(cfg.alert_exceeds_max, 0);
+	assert_int_equal(cfg.alert_encrypted, 0);
+	config_free(&cfg);
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		config_init(&cfg);
+		if (args(&cfg, err, sizeof(err), "-c", "/dev/null", bad[i][0], bad[i][1],
+			 (char *)NULL) != -1)
+			fail_msg("accepted: %s %s", bad[i][0], bad[i][1]);
+		if (!strstr(err, bad[i][2]))
+			fail_msg("for %s %s: message '%s' names no key", bad[i][0], bad[i][1], err);
+		config_free(&cfg);
+	}
+
+	config_init(&cfg);
+	assert_int_equal(args(&cfg, err, sizeof(err), "-c", "/dev/null",
+			      "--max-scan-time", "30001", (char *)NULL), -1);
+	assert_non_null(strstr(err, "max_scan_time 30001 ms is longer than timeout_ms 30000"));
+	config_free(&cfg);
+	config_init(&cfg);
+	assert_int_equal(args(&cfg, err, sizeof(err), "-c", "/dev/null", "--timeout-ms", "5000",
+			      "--max-scan-time", "0", (char *)NULL), -1);
+	assert_non_null(strstr(err, "max_scan_time 0 (unlimited) with timeout_ms 5000"));
+	config_free(&cfg);
+	/* no timeout, or no kernel timeout at all: any scan time */
+	config_init(&cfg);
+	assert_int_equal(args(&cfg, err, sizeof(err), "-c", "/dev/null", "--timeout-ms", "0",
+			      "--max-scan-time", "999999", (char *)NULL), 0);
+	assert_int_equal(cfg.limits.max_scan_time_ms, 999999);
+	config_free(&cfg);
+	config_init(&cfg);
+	assert_int_equal(args(&cfg, err, sizeof(err), "-c", "/dev/null", "--source", "fanotify",
+			      "--fanotify-mount", "/mnt", (char *)NULL), 0);
+	assert_int_equal(cfg.limits.max_scan_time_ms, 120000);
+	config_free(&cfg);
+}
+
 static void test_help(void **state)
 {
 	char err[CONFIG_ERR_MAX] = "";
@@ -302,6 +382,7 @@ int main(void)
 		cmocka_unit_test(test_sizes),
 		cmocka_unit_test(test_command_line),
 		cmocka_unit_test(test_help),
+		cmocka_unit_test(test_limits),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

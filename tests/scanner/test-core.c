@@ -53,7 +53,7 @@ static int setup(void **state)
 	stats_init(&f->sc.stats);
 	if (cache_init(&f->sc.cache, f->cfg.cache_size))
 		return -1;
-	e = engine_load(dbdir, 1, err, sizeof(err));
+	e = engine_load(dbdir, 1, &f->cfg.limits, err, sizeof(err));
 	if (!e) {
 		fprintf(stderr, "%s\n", err);
 		return -1;
@@ -225,15 +225,110 @@ static void test_cache_and_change(void **state)
 	assert_int_equal(decide(f, path), VERDICT_DENY);
 }
 
+/* A file of size bytes starting with content, the rest zeros. */
+static char *make_big_file(const char *name, const char *content, off_t size)
+{
+	char *path = make_file(name, content);
+
+	assert_int_equal(truncate(path, size), 0);
+	return path;
+}
+
+/*
+ * A file over max_file_size is not scanned, and not clean either: denied
+ * by alert_exceeds_max, counted, never cached (each open decides again);
+ * with alert_exceeds_max = no allowed, but still counted and not cached.
+ */
 static void test_too_big(void **state)
 {
 	struct fixture *f = *state;
+	char path[512];
 
-	f->cfg.max_file_size = 10;
-	assert_int_equal(decide(f, make_file("big", EICAR)), VERDICT_ALLOW);
-	assert_int_equal(atomic_load(&f->sc.stats.skipped_size), 1);
-	f->cfg.max_file_size = 68;
-	assert_int_equal(decide(f, make_file("big", EICAR)), VERDICT_DENY);
+	snprintf(path, sizeof(path), "%s", make_file("big", EICAR));
+	f->cfg.limits.max_file_size = 10;
+	assert_int_equal(decide(f, path), VERDICT_DENY);
+	assert_int_equal(decide(f, path), VERDICT_DENY);
+	assert_int_equal(atomic_load(&f->sc.stats.exceeds_max), 2);
+	assert_int_equal(atomic_load(&f->sc.stats.denied), 2);
+	assert_int_equal(atomic_load(&f->sc.stats.infected), 0);
+	assert_int_equal(atomic_load(&f->sc.stats.scanned), 0);
+	f->cfg.alert_exceeds_max = 0;
+	assert_int_equal(decide(f, path), VERDICT_ALLOW);
+	assert_int_equal(decide(f, path), VERDICT_ALLOW);
+	assert_int_equal(atomic_load(&f->sc.stats.exceeds_max), 4);
+	assert_int_equal(atomic_load(&f->sc.stats.denied), 2);
+	assert_int_equal(atomic_load(&f->sc.stats.cache_hits), 0);
+	assert_int_equal(atomic_load(&f->sc.stats.scanned), 0);
+	/* at the limit, and with no limit: scanned */
+	f->cfg.limits.max_file_size = 68;
+	assert_int_equal(decide(f, path), VERDICT_DENY);
+	f->cfg.limits.max_file_size = 0;
+	assert_int_equal(decide(f, path), VERDICT_DENY);
+	assert_int_equal(atomic_load(&f->sc.stats.infected), 2);
+	assert_int_equal(atomic_load(&f->sc.stats.exceeds_max), 4);
+}
+
+/* The fixture's engine replaced by one loaded with the config's limits. */
+static void reload_engine(struct fixture *f)
+{
+	char err[512];
+	struct engine *e = engine_load(dbdir, 1, &f->cfg.limits, err, sizeof(err));
+
+	assert_non_null(e);
+	engine_holder_swap(&f->sc.engines, e);
+}
+
+/* Every limit reaches libclamav, at each load. */
+static void test_limits_applied(void **state)
+{
+	struct fixture *f = *state;
+	struct engine *e;
+
+	e = engine_holder_get(&f->sc.engines);
+	assert_int_equal(cl_engine_get_num(e->cl, CL_ENGINE_MAX_FILESIZE, NULL), 100 << 20);
+	assert_int_equal(cl_engine_get_num(e->cl, CL_ENGINE_MAX_SCANSIZE, NULL), 400 << 20);
+	assert_int_equal(cl_engine_get_num(e->cl, CL_ENGINE_MAX_RECURSION, NULL), 17);
+	assert_int_equal(cl_engine_get_num(e->cl, CL_ENGINE_MAX_FILES, NULL), 10000);
+	assert_int_equal(cl_engine_get_num(e->cl, CL_ENGINE_MAX_SCANTIME, NULL), 120000);
+	engine_put(e);
+	f->cfg.limits = (struct scan_limits){ 1 << 20, 2 << 20, 3, 4, 5 };
+	reload_engine(f);
+	e = engine_holder_get(&f->sc.engines);
+	assert_int_equal(cl_engine_get_num(e->cl, CL_ENGINE_MAX_FILESIZE, NULL), 1 << 20);
+	assert_int_equal(cl_engine_get_num(e->cl, CL_ENGINE_MAX_SCANSIZE, NULL), 2 << 20);
+	assert_int_equal(cl_engine_get_num(e->cl, CL_ENGINE_MAX_RECURSION, NULL), 3);
+	assert_int_equal(cl_engine_get_num(e->cl, CL_ENGINE_MAX_FILES, NULL), 4);
+	assert_int_equal(cl_engine_get_num(e->cl, CL_ENGINE_MAX_SCANTIME, NULL), 5);
+	engine_put(e);
+}
+
+/*
+ * A file over max_scan_size (libclamav does not scan it at all, and would
+ * say clean): denied as not fully scanned, counted, not cached.
+ */
+static void test_scan_size(void **state)
+{
+	struct fixture *f = *state;
+	char path[512];
+
+	f->cfg.limits.max_file_size = 0;
+	f->cfg.limits.max_scan_size = 64 << 10;
+	reload_engine(f);
+	snprintf(path, sizeof(path), "%s",
+		 make_big_file("scansize", "nothing to see\n", 1 << 20));
+	assert_int_equal(decide(f, path), VERDICT_DENY);
+	assert_int_equal(decide(f, path), VERDICT_DENY);
+	assert_int_equal(atomic_load(&f->sc.stats.exceeds_max), 2);
+	assert_int_equal(atomic_load(&f->sc.stats.scanned), 2);
+	assert_int_equal(atomic_load(&f->sc.stats.cache_hits), 0);
+	assert_int_equal(atomic_load(&f->sc.stats.infected), 0);
+	assert_int_equal(atomic_load(&f->sc.stats.denied), 2);
+	/* alert_exceeds_max = no: allowed, counted, still not cached */
+	f->cfg.alert_exceeds_max = 0;
+	assert_int_equal(decide(f, path), VERDICT_ALLOW);
+	assert_int_equal(decide(f, path), VERDICT_ALLOW);
+	assert_int_equal(atomic_load(&f->sc.stats.exceeds_max), 4);
+	assert_int_equal(atomic_load(&f->sc.stats.cache_hits), 0);
 }
 
 static void test_filters(void **state)
@@ -259,6 +354,17 @@ static void test_errors(void **state)
 	f->cfg.on_error = VERDICT_DENY;
 	assert_int_equal(decide_fd(f, 9999, "/gone", 1), VERDICT_DENY);
 	assert_int_equal(atomic_load(&f->sc.stats.errors), 2);
+	assert_int_equal(atomic_load(&f->sc.stats.denied), 1);
+	/* no engine (none loaded yet): on_error, counted as denied too */
+	{
+		struct engine *held = f->sc.engines.current;
+
+		f->sc.engines.current = NULL;
+		assert_int_equal(decide(f, make_file("noengine", "text\n")), VERDICT_DENY);
+		f->sc.engines.current = held;
+		assert_int_equal(atomic_load(&f->sc.stats.errors), 3);
+		assert_int_equal(atomic_load(&f->sc.stats.denied), 2);
+	}
 	/* a directory is not scanned */
 	{
 		int fd = open(tmpdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -280,7 +386,7 @@ static void test_swap(void **state)
 
 	held = engine_holder_get(&f->sc.engines);
 	assert_non_null(held);
-	e2 = engine_load(dbdir, 1, err, sizeof(err));
+	e2 = engine_load(dbdir, 1, &f->cfg.limits, err, sizeof(err));
 	assert_non_null(e2);
 	engine_holder_swap(&f->sc.engines, e2);
 	assert_int_equal(atomic_load(&held->refs), 1);
@@ -293,7 +399,7 @@ static void test_swap(void **state)
 	assert_true(engine_holder_get(&f->sc.engines) == e2);
 	engine_put(e2);
 	/* a bad database fails with a reason and no engine */
-	assert_null(engine_load("/nonexistent-db", 1, err, sizeof(err)));
+	assert_null(engine_load("/nonexistent-db", 1, &f->cfg.limits, err, sizeof(err)));
 	assert_non_null(strstr(err, "/nonexistent-db"));
 }
 
@@ -486,11 +592,13 @@ static void test_clamav_cache_option(void **state)
 	char err[512], sig[128];
 	unsigned long scanned;
 	struct engine *e;
+	struct config cfg;
 	int fd, on;
 
 	(void)state;
+	config_init(&cfg);
 	for (on = 0; on <= 1; on++) {
-		e = engine_load(dbdir, on, err, sizeof(err));
+		e = engine_load(dbdir, on, &cfg.limits, err, sizeof(err));
 		assert_non_null(e);
 		assert_int_equal(cl_engine_get_num(e->cl, CL_ENGINE_DISABLE_CACHE, NULL),
 				 !on);
@@ -501,6 +609,7 @@ static void test_clamav_cache_option(void **state)
 		close(fd);
 		engine_put(e);
 	}
+	config_free(&cfg);
 }
 
 int main(int argc, char **argv)
@@ -517,6 +626,8 @@ int main(int argc, char **argv)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_forget, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_too_big, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_limits_applied, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_scan_size, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_filters, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_swap, setup, teardown),
