@@ -179,6 +179,26 @@ static int setup_timer(struct app *app)
 	return timerfd_settime(app->timer_fd, 0, &its, NULL);
 }
 
+/*
+ * Tell systemd we are alive only while every worker makes progress: one
+ * stuck in a single scan for a whole watchdog interval gets the scanner
+ * restarted (its events go to the new instance or to the timeout).
+ */
+static void watchdog_ping(struct app *app)
+{
+	unsigned int first;
+	uint64_t for_us;
+	int stuck = workers_stuck(app->workers, app->started, scanner_now_us(),
+				  app->watchdog_usec, &first, &for_us);
+
+	if (!stuck) {
+		sd_notify(0, "WATCHDOG=1");
+		return;
+	}
+	log_error("%d worker(s) stuck, worker %u in one scan for %" PRIu64
+		  " s: not pinging the watchdog", stuck, first, for_us / 1000000);
+}
+
 /* 0: stop asked, 1: a worker failed. */
 static int control_loop(struct app *app)
 {
@@ -220,7 +240,7 @@ static int control_loop(struct app *app)
 			if (read(app->timer_fd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
 				log_warning("timerfd: %s", strerror(errno));
 			if (app->watchdog_usec)
-				sd_notify(0, "WATCHDOG=1");
+				watchdog_ping(app);
 			notify_status(app, app->reload.running ? "reloading" : "running");
 		}
 		if (pfd[2].revents & POLLIN)

@@ -23,6 +23,7 @@ struct dz_source {
 
 struct source_worker {
 	struct source *src;
+	int backoff_ms;		/* after consecutive failed reads */
 	dazukofs_handle_t h;
 	struct dazukofs_access acc;
 };
@@ -55,6 +56,20 @@ static struct source_worker *dz_worker_open(struct source *src, char *err,
 	return w;
 }
 
+#define BACKOFF_FIRST_MS 10
+#define BACKOFF_MAX_MS 1000
+
+/* Wait *ms (then grown) unless stopping: 1 if stop_fd became readable. */
+static int backoff_wait(int stop_fd, int *ms)
+{
+	struct pollfd pfd = { .fd = stop_fd, .events = POLLIN };
+
+	*ms = *ms ? *ms * 2 : BACKOFF_FIRST_MS;
+	if (*ms > BACKOFF_MAX_MS)
+		*ms = BACKOFF_MAX_MS;
+	return poll(&pfd, 1, *ms) > 0;
+}
+
 static int dz_next(struct source_worker *w, int stop_fd, struct source_event *ev,
 		   char *err, size_t errlen)
 {
@@ -82,9 +97,25 @@ static int dz_next(struct source_worker *w, int stop_fd, struct source_event *ev
 		if (dazukofs_get_access(w->h, &w->acc)) {
 			if (errno == EAGAIN || errno == EINTR)
 				continue;	/* another worker took it */
-			snprintf(err, errlen, "%s", dazukofs_strerror());
-			return -1;
+			if (errno == ENODEV || errno == EBADF || errno == ENXIO) {
+				snprintf(err, errlen, "%s", dazukofs_strerror());
+				return -1;	/* the group or its device is gone */
+			}
+			/*
+			 * One event's trouble (its file could not be opened for
+			 * us, no fd or memory left, a bad record): counted and
+			 * logged, and the worker goes on, after a pause that
+			 * grows while the trouble lasts, so that a kernel that
+			 * hands the same event back is not spun on.
+			 */
+			atomic_fetch_add(&w->src->stats->errors, 1);
+			log_warning("group '%s': %s; going on", w->src->cfg->group,
+				    dazukofs_strerror());
+			if (backoff_wait(stop_fd, &w->backoff_ms))
+				return 0;
+			continue;
 		}
+		w->backoff_ms = 0;
 		ev->fd = w->acc.fd;
 		ev->pid = w->acc.pid;
 		ev->id = w->acc.id;

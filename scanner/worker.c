@@ -19,7 +19,7 @@
 #include "stable.h"
 #include "worker.h"
 
-static uint64_t now_us(void)
+uint64_t scanner_now_us(void)
 {
 	struct timespec ts;
 
@@ -202,12 +202,12 @@ enum verdict scanner_decide(struct scanner *sc, int fd, struct event_path *path,
 		return error_verdict(sc);
 	}
 	stats_scan_begin(&sc->stats);
-	t0 = now_us();
+	t0 = scanner_now_us();
 	res = engine_scan(e, fd, event_path_name(path), sig, sizeof(sig),
 			  &scanned);
 	stats_scan_end(&sc->stats);
 	engine_put(e);
-	stats_add_latency(&sc->stats, now_us() - t0);
+	stats_add_latency(&sc->stats, scanner_now_us() - t0);
 	atomic_fetch_add(&sc->stats.scanned, 1);
 	atomic_fetch_add(&sc->stats.bytes, (uint64_t)st.st_size);
 
@@ -232,6 +232,24 @@ enum verdict scanner_decide(struct scanner *sc, int fd, struct event_path *path,
 			    sig, verdict_name(cfg->on_error));
 		return error_verdict(sc);
 	}
+}
+
+int workers_stuck(struct worker *workers, unsigned int n, uint64_t now_us,
+		  uint64_t limit_us, unsigned int *first, uint64_t *for_us)
+{
+	int stuck = 0;
+
+	for (unsigned int i = 0; i < n; i++) {
+		uint64_t since = atomic_load(&workers[i].busy_since_us);
+
+		if (!since || now_us < since || now_us - since <= limit_us)
+			continue;
+		if (!stuck++) {
+			*first = i;
+			*for_us = now_us - since;
+		}
+	}
+	return stuck;
 }
 
 int worker_open(struct worker *w, char *err, size_t errlen)
@@ -277,13 +295,15 @@ void *worker_main(void *arg)
 			break;
 		}
 		event_path_init(&path, resolve_from_source, &ps);
-		t0 = now_us();
+		t0 = scanner_now_us();
+		atomic_store(&w->busy_since_us, t0);
 		ev.verdict = scanner_decide(sc, ev.fd, &path, ev.pid);
+		atomic_store(&w->busy_since_us, 0);
 		/* the path only if known: the fd is gone after the answer */
 		if (ops->answer(w->sw, &ev, err, sizeof(err)))
 			log_warning("worker %u: %s (answered %" PRIu64 " ms after reading the event): %s",
 				    w->index, path.state > 0 ? path.buf : "(path not resolved)",
-				    (now_us() - t0) / 1000, err);
+				    (scanner_now_us() - t0) / 1000, err);
 	}
 	return NULL;
 }

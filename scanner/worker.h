@@ -4,6 +4,8 @@
 #define SCANNER_WORKER_H
 
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "cache.h"
@@ -27,7 +29,21 @@ struct worker {
 	unsigned int index;
 	pthread_t thread;
 	struct source_worker *sw;
+	/* scanner_now_us() when its current decision began; 0: idle */
+	atomic_uint_fast64_t busy_since_us;
 };
+
+/* CLOCK_MONOTONIC in microseconds. */
+uint64_t scanner_now_us(void);
+
+/*
+ * How many of the n workers have been deciding one event for longer than
+ * limit_us; the first such one's index and time in *first and *for_us.
+ * The watchdog is pinged only while this is 0: a worker stuck in one scan
+ * means a restart by systemd, not a scanner that looks alive.
+ */
+int workers_stuck(struct worker *workers, unsigned int n, uint64_t now_us,
+		  uint64_t limit_us, unsigned int *first, uint64_t *for_us);
 
 /*
  * The path of an event's file, resolved on first use: resolving costs a

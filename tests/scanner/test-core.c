@@ -586,6 +586,32 @@ static void test_forget(void **state)
 	assert_int_equal(atomic_load(&f->sc.stats.cache_hits), 1);
 }
 
+/* The watchdog's test: only a worker in one decision for too long is stuck. */
+static void test_workers_stuck(void **state)
+{
+	struct worker w[3];
+	unsigned int first = 99;
+	uint64_t for_us = 0;
+
+	(void)state;
+	memset(w, 0, sizeof(w));
+	for (int i = 0; i < 3; i++)
+		atomic_init(&w[i].busy_since_us, 0);
+	assert_int_equal(workers_stuck(w, 3, 1000000000, 30000000, &first, &for_us), 0);
+	atomic_store(&w[1].busy_since_us, 990000000);		/* 10 s: busy, fine */
+	assert_int_equal(workers_stuck(w, 3, 1000000000, 30000000, &first, &for_us), 0);
+	atomic_store(&w[2].busy_since_us, 960000000);		/* 40 s: stuck */
+	assert_int_equal(workers_stuck(w, 3, 1000000000, 30000000, &first, &for_us), 1);
+	assert_int_equal(first, 2);
+	assert_int_equal(for_us, 40000000);
+	atomic_store(&w[0].busy_since_us, 900000000);
+	assert_int_equal(workers_stuck(w, 3, 1000000000, 30000000, &first, &for_us), 2);
+	assert_int_equal(first, 0);
+	atomic_store(&w[0].busy_since_us, 0);			/* it finished */
+	atomic_store(&w[2].busy_since_us, 0);
+	assert_int_equal(workers_stuck(w, 3, 1000000000, 30000000, &first, &for_us), 0);
+}
+
 /* clamav_cache = no turns libclamav's clean-file cache off; scans still work */
 static void test_clamav_cache_option(void **state)
 {
@@ -632,6 +658,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_swap, setup, teardown),
 		cmocka_unit_test(test_scanning_peak),
+		cmocka_unit_test(test_workers_stuck),
 	};
 	char err[256];
 	int rc;
