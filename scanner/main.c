@@ -312,7 +312,7 @@ int main(int argc, char **argv)
 	}
 	if (cache_init(&app.sc.cache, app.cfg.cache_size)) {
 		log_error("cache of %zu entries: %s", app.cfg.cache_size, strerror(errno));
-		goto out;
+		goto out_cache;
 	}
 
 	if (app.cfg.source == SOURCE_DAZUKOFS)
