@@ -275,7 +275,10 @@ static void stop_workers(struct app *app)
 
 int main(int argc, char **argv)
 {
-	struct app app = { .sig_fd = -1, .timer_fd = -1 };
+	struct app app = {
+		.sig_fd = -1, .timer_fd = -1, .reload.done_fd = -1,
+		.sc.stop_fd = -1, .sc.failed_fd = -1,
+	};
 	int rc, status = 1, source_open = 0;
 	char err[CONFIG_ERR_MAX + 256];
 	struct engine *e;
