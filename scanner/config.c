@@ -369,9 +369,9 @@ void config_usage(FILE *out, const char *prog)
 "  -f, --foreground           do not detach (always so under systemd)\n"
 "  -h, --help                 this text\n"
 "\n"
-"Options override the config file.  Signals: SIGHUP reloads the signatures,\n"
-"SIGUSR1 logs the statistics, SIGTERM/SIGINT stop.  See dazuko-clamscan(8)\n"
-"and clamscan.conf(5).\n", prog);
+"Options override the config file.  Signals: SIGHUP or SIGUSR2 reloads the\n"
+"signatures, SIGUSR1 logs the statistics, SIGTERM/SIGINT stop.\n"
+"See dazuko-clamscan(8) and clamscan.conf(5).\n", prog);
 }
 
 static const struct option long_opts[] = {

@@ -3,7 +3,7 @@
  * dazuko-clamscan: an on-access virus scanner for DazukoFS (or fanotify)
  * built on libclamav.  main() sets up the scanner (config, engine, cache,
  * event source, workers), then runs the control loop: signals through a
- * signalfd (SIGTERM/SIGINT stop, SIGHUP reloads, SIGUSR1 logs statistics),
+ * signalfd (SIGTERM/SIGINT stop, SIGHUP/SIGUSR2 reload, SIGUSR1 logs statistics),
  * a timerfd for the status line and the systemd watchdog, and eventfds
  * from the reload thread and from failing workers.
  */
@@ -149,6 +149,7 @@ static int setup_signals(struct app *app)
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGHUP);
 	sigaddset(&set, SIGUSR1);
+	sigaddset(&set, SIGUSR2);
 	sigaddset(&set, SIGPIPE);
 	/* Blocked in every thread (they inherit it); read through the signalfd. */
 	if (pthread_sigmask(SIG_BLOCK, &set, NULL))
@@ -204,6 +205,7 @@ static int control_loop(struct app *app)
 					log_notice("signal %d: stopping", (int)si.ssi_signo);
 					return 0;
 				case SIGHUP:
+				case SIGUSR2:	/* clamd's reload signal */
 					reload_start(app);
 					break;
 				case SIGUSR1:

@@ -5,7 +5,8 @@
 # a tmpfs is mounted, the scanner watches it; a clean file opens, EICAR
 # and the marker get EPERM with a FOUND log line, a clean file changed to
 # infected is caught (cache), SIGHUP with a new signature catches a file
-# that was clean, a failed reload keeps scanning, SIGUSR1 logs statistics,
+# that was clean, a failed reload keeps scanning, SIGUSR2 reloads like
+# clamd (not kills the scanner), SIGUSR1 logs statistics,
 # SIGTERM stops with status 0.
 # Usage: fanotify-e2e.sh SCANNER DBDIR
 set -u
@@ -68,6 +69,19 @@ wait_log 60 "$LOG" 'reload failed, keeping the old signatures'
 expect_denied "$M/eicar.com"
 expect_allowed "$M/clean.txt"
 rm "$W/db/broken.ndb"
+
+# SIGUSR2 reloads, as it does for clamd
+# (a killed scanner is a zombie until waited for: kill -0 would not tell)
+running() {
+	_st=$(sed 's/.*) //' "/proc/$PID/stat" 2>/dev/null | cut -c1)
+	[ -n "$_st" ] && [ "$_st" != Z ]
+}
+reloaded_or_dead() { log_has "$LOG" 'reloaded: 3 signatures' 2 || ! running; }
+kill -USR2 "$PID"
+wait_for 60 "a reload after SIGUSR2" reloaded_or_dead
+running || fail "SIGUSR2 killed the scanner"
+pass "SIGUSR2 reloads"
+expect_denied "$M/eicar.com"
 
 kill -USR1 "$PID"
 wait_log 10 "$LOG" 'statistics: .*infected=[1-9]'
