@@ -81,7 +81,10 @@ typedef struct dazukofs_handle *dazukofs_handle_t;
 dazukofs_handle_t dazukofs_open(const char *group, int flags);
 /* The fd to poll/epoll for readability (POLLIN: an event waits). */
 int dazukofs_get_fd(dazukofs_handle_t handle);
-/* Next event; blocks unless DAZUKOFS_NONBLOCK (then -1/EAGAIN). */
+/*
+ * Next event; blocks unless DAZUKOFS_NONBLOCK (then -1/EAGAIN).  A record
+ * that does not parse gives -1/EPROTO, its file's fd closed.
+ */
 int dazukofs_get_access(dazukofs_handle_t handle, struct dazukofs_access *acc);
 /* Answer with acc->deny and close acc->fd. */
 int dazukofs_return_access(dazukofs_handle_t handle,

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +72,36 @@ DZ_EXPORT int dazukofs_get_fd(dazukofs_handle_t handle)
 	return handle->fd;
 }
 
+/*
+ * The fd the module installed for a record that does not parse, or -1.
+ * The module writes "id=N\nfd=N\n" first; only when both lines are intact
+ * is the number one it installed.  Anything less could name an fd of the
+ * caller's, and closing that would be worse than the leak.
+ */
+static int malformed_record_fd(const char *buf, size_t len, int own_fd)
+{
+	const char *p = buf, *end = buf + len;
+	long fd = 0;
+
+	if (len < 3 || memcmp(p, "id=", 3))
+		return -1;
+	for (p += 3; p < end && *p >= '0' && *p <= '9'; p++)
+		;
+	if (p == buf + 3 || end - p < 4 || memcmp(p, "\nfd=", 4))
+		return -1;
+	p += 4;
+	if (p == end || *p < '0' || *p > '9')
+		return -1;
+	for (; p < end && *p >= '0' && *p <= '9'; p++) {
+		fd = fd * 10 + (*p - '0');
+		if (fd > INT_MAX)
+			return -1;
+	}
+	if (p == end || *p != '\n' || fd == own_fd)
+		return -1;
+	return (int)fd;
+}
+
 DZ_EXPORT int dazukofs_get_access(dazukofs_handle_t handle,
 				  struct dazukofs_access *acc)
 {
@@ -93,6 +124,11 @@ DZ_EXPORT int dazukofs_get_access(dazukofs_handle_t handle,
 		return -1;
 	}
 	if (dazukofs_proto_parse_event(buf, (size_t)n, &ev)) {
+		int fd = malformed_record_fd(buf, (size_t)n, handle->fd);
+
+		/* nobody else will ever close it: the caller gets no event */
+		if (fd >= 0)
+			close(fd);
 		dz_fail_plain(EPROTO,
 			      "cannot get an event of group '%s': malformed record from %s (%zd bytes)",
 			      handle->group, handle->dev, n);

@@ -73,9 +73,16 @@ int cache_init(struct cache *c, size_t capacity)
 	c->entries = calloc(capacity, sizeof(*c->entries));
 	c->buckets = calloc(c->nbuckets, sizeof(*c->buckets));
 	if (!c->entries || !c->buckets) {
+		/*
+		 * Left as a cache of capacity 0 (the lock still initialised),
+		 * so that the caller's cache_destroy() frees nothing twice.
+		 */
 		free(c->entries);
 		free(c->buckets);
-		pthread_mutex_destroy(&c->lock);
+		c->entries = NULL;
+		c->buckets = NULL;
+		c->capacity = 0;
+		c->nbuckets = 0;
 		errno = ENOMEM;
 		return -1;
 	}

@@ -38,7 +38,10 @@ struct cache {
 
 void cache_key_from_stat(struct cache_key *key, const struct stat *st);
 
-/* capacity 0: a cache that never hits. Returns -1/ENOMEM. */
+/*
+ * capacity 0: a cache that never hits.  Returns -1/ENOMEM, the cache then
+ * of capacity 0; cache_destroy() it either way.
+ */
 int cache_init(struct cache *c, size_t capacity);
 void cache_destroy(struct cache *c);
 

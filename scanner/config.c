@@ -167,18 +167,69 @@ static int valid_group(const char *s)
 	return 1;
 }
 
-/* An absolute path without a trailing slash (except "/"). */
-static int add_prefix(struct str_list *l, const char *s)
+/*
+ * Where the value being set comes from, for notices and warnings:
+ * "FILE:LINE" while a file is read, else the command line.  Settings are
+ * read once, before any thread runs.
+ */
+static const char *set_where = "command line";
+
+/* A '.' or '..' component, or an empty one ("//"), in absolute path s. */
+static int has_odd_component(const char *s)
 {
+	for (const char *c = s + 1; *c; ) {
+		size_t n = strcspn(c, "/");
+
+		if ((!n && c[n]) || (n == 1 && c[0] == '.') ||
+		    (n == 2 && c[0] == '.' && c[1] == '.'))
+			return 1;
+		c += n + (c[n] == '/');
+	}
+	return 0;
+}
+
+/*
+ * An absolute, canonical path without a trailing slash (except "/").
+ * The filter compares event paths, which never hold '.', '..', '//' or
+ * symlinks, byte by byte: a prefix spelt otherwise would never match, so
+ * such spellings are refused and symlinks are resolved here.
+ */
+static int add_prefix(struct str_list *l, const char *key, const char *s,
+		      char *err, size_t errlen)
+{
+	char resolved[PATH_MAX];
 	size_t n = strlen(s);
 	char **items;
 	char *p;
 
-	if (s[0] != '/' || strstr(s, "//") || n >= PATH_MAX)
+	if (s[0] != '/' || n >= PATH_MAX) {
+		snprintf(err, errlen, "%s: '%s' is not an absolute path", key, s);
 		return -1;
+	}
 	p = xstrdup(s);
 	while (n > 1 && p[n - 1] == '/')
 		p[--n] = 0;
+	if (has_odd_component(p)) {
+		snprintf(err, errlen,
+			 "%s: '%s' is not a canonical absolute path (no '.', '..' or '//')",
+			 key, s);
+		free(p);
+		return -1;
+	}
+	if (realpath(p, resolved)) {
+		if (strcmp(resolved, p)) {
+			log_notice("%s: %s: '%s' leads through a symlink to '%s'; using '%s'",
+				   set_where, key, p, resolved, resolved);
+			free(p);
+			p = xstrdup(resolved);
+		}
+	} else if (errno == ENOENT && !strcmp(key, "include")) {
+		log_warning("%s: %s: '%s' does not exist here, so it matches nothing",
+			    set_where, key, p);
+	} else if (errno != ENOENT) {
+		log_warning("%s: %s: '%s' cannot be resolved (%s); used as written",
+			    set_where, key, p, strerror(errno));
+	}
 	items = realloc(l->items, (l->n + 1) * sizeof(*items));
 	if (!items) {
 		perror("dazuko-clamscan: realloc");
@@ -251,11 +302,11 @@ int config_set(struct config *cfg, const char *key_in, const char *value,
 		if (parse_verdict(value, &cfg->on_error))
 			FAIL("on_error: '%s' is not allow or deny", value);
 	} else if (!strcmp(key, "include")) {
-		if (add_prefix(&cfg->include, value))
-			FAIL("include: '%s' is not an absolute path", value);
+		if (add_prefix(&cfg->include, key, value, err, errlen))
+			return -1;
 	} else if (!strcmp(key, "exclude")) {
-		if (add_prefix(&cfg->exclude, value))
-			FAIL("exclude: '%s' is not an absolute path", value);
+		if (add_prefix(&cfg->exclude, key, value, err, errlen))
+			return -1;
 	} else if (!strcmp(key, "log_level")) {
 		int l = log_level_parse(value);
 
@@ -335,7 +386,7 @@ int config_load_file(struct config *cfg, const char *path, int must_exist,
 		FAIL("%s: %s", path, strerror(errno));
 	}
 	while ((len = getline(&line, &cap, f)) >= 0) {
-		char *s, *eq, *key, *value;
+		char where[CONFIG_ERR_MAX], *s, *eq, *key, *value, *hash;
 
 		lineno++;
 		if ((size_t)len != strlen(line)) {
@@ -343,8 +394,18 @@ int config_load_file(struct config *cfg, const char *path, int must_exist,
 			rc = -1;
 			break;
 		}
+		/*
+		 * A '#' at the start or after a blank starts a comment, also
+		 * after a value: "workers = 2  # two" is 2, not "2  # two".  One
+		 * inside a word (/srv/a#b) is part of it.
+		 */
+		for (hash = strchr(line, '#'); hash; hash = strchr(hash + 1, '#'))
+			if (hash == line || isspace((unsigned char)hash[-1])) {
+				*hash = 0;
+				break;
+			}
 		s = trim(line);
-		if (!*s || *s == '#')
+		if (!*s)
 			continue;
 		eq = strchr(s, '=');
 		if (!eq) {
@@ -362,14 +423,17 @@ int config_load_file(struct config *cfg, const char *path, int must_exist,
 			rc = -1;
 			break;
 		}
-		if (config_set(cfg, key, value, why, sizeof(why))) {
+		snprintf(where, sizeof(where), "%s:%u", path, lineno);
+		set_where = where;
+		rc = config_set(cfg, key, value, why, sizeof(why));
+		set_where = "command line";
+		if (rc) {
 			snprintf(err, errlen, "%s:%u: %s", path, lineno, why);
-			rc = -1;
 			break;
 		}
 	}
 	if (!rc && ferror(f)) {
-		snprintf(err, errlen, "%s: read error", path);
+		snprintf(err, errlen, "%s:%u: read error", path, lineno + 1);
 		rc = -1;
 	}
 	free(line);
@@ -409,9 +473,9 @@ void config_usage(FILE *out, const char *prog)
 "  -f, --foreground           do not detach (always so under systemd)\n"
 "  -h, --help                 this text\n"
 "\n"
-"Options override the config file.  Signals: SIGHUP reloads the signatures,\n"
-"SIGUSR1 logs the statistics, SIGTERM/SIGINT stop.  See dazuko-clamscan(8)\n"
-"and clamscan.conf(5).\n", prog);
+"Options override the config file.  Signals: SIGHUP or SIGUSR2 reloads the\n"
+"signatures, SIGUSR1 logs the statistics, SIGTERM/SIGINT stop.\n"
+"See dazuko-clamscan(8) and clamscan.conf(5).\n", prog);
 }
 
 static const struct option long_opts[] = {

@@ -26,7 +26,22 @@ void log_msg(enum log_level level, const char *fmt, ...)
 /* Would a message at this level be logged? */
 int log_enabled(enum log_level level);
 
-/* A detection, with structured fields in the journal. */
+/*
+ * Paths and command names come from users: every message is escaped so
+ * that one call is one line and no bytes reach a terminal as controls.
+ * Backslash becomes \\, newline, tab and CR \n \t \r, other control
+ * bytes, DEL, C1 controls and bytes that are not UTF-8 \xNN.  dst is
+ * always NUL-terminated (unless size is 0) and never ends inside an
+ * escape; returns the length written.
+ */
+size_t log_escape(char *dst, size_t size, const char *src);
+/* The most log_escape() makes of one byte: \xNN. */
+#define LOG_ESCAPE_MAX_GROWTH 4
+
+/*
+ * A detection, with structured fields in the journal: the message is
+ * escaped, DAZUKOFS_PATH and DAZUKOFS_COMM hold the raw bytes.
+ */
 void log_detection(const char *path, pid_t pid, const char *comm,
 		   const char *signature, const char *action);
 

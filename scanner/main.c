@@ -3,7 +3,7 @@
  * dazuko-clamscan: an on-access virus scanner for DazukoFS (or fanotify)
  * built on libclamav.  main() sets up the scanner (config, engine, cache,
  * event source, workers), then runs the control loop: signals through a
- * signalfd (SIGTERM/SIGINT stop, SIGHUP reloads, SIGUSR1 logs statistics),
+ * signalfd (SIGTERM/SIGINT stop, SIGHUP/SIGUSR2 reload, SIGUSR1 logs statistics),
  * a timerfd for the status line and the systemd watchdog, and eventfds
  * from the reload thread and from failing workers.
  */
@@ -151,6 +151,7 @@ static int setup_signals(struct app *app)
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGHUP);
 	sigaddset(&set, SIGUSR1);
+	sigaddset(&set, SIGUSR2);
 	sigaddset(&set, SIGPIPE);
 	/* Blocked in every thread (they inherit it); read through the signalfd. */
 	if (pthread_sigmask(SIG_BLOCK, &set, NULL))
@@ -226,6 +227,7 @@ static int control_loop(struct app *app)
 					log_notice("signal %d: stopping", (int)si.ssi_signo);
 					return 0;
 				case SIGHUP:
+				case SIGUSR2:	/* clamd's reload signal */
 					reload_start(app);
 					break;
 				case SIGUSR1:
@@ -297,7 +299,10 @@ static void stop_workers(struct app *app)
 
 int main(int argc, char **argv)
 {
-	struct app app = { .sig_fd = -1, .timer_fd = -1 };
+	struct app app = {
+		.sig_fd = -1, .timer_fd = -1, .reload.done_fd = -1,
+		.sc.stop_fd = -1, .sc.failed_fd = -1,
+	};
 	int rc, status = 1, source_open = 0;
 	char err[CONFIG_ERR_MAX + 256];
 	struct engine *e;
@@ -334,7 +339,7 @@ int main(int argc, char **argv)
 	}
 	if (cache_init(&app.sc.cache, app.cfg.cache_size)) {
 		log_error("cache of %zu entries: %s", app.cfg.cache_size, strerror(errno));
-		goto out;
+		goto out_cache;
 	}
 
 	app.source.cache = &app.sc.cache;

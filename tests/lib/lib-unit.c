@@ -3,6 +3,7 @@
  * libdazukofs unit tests on the host, against fakes (fake.c): a temporary
  * directory as configfs and sysfs, FIFOs as the group devices.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -324,6 +325,75 @@ static void test_worker_malformed(void **state)
 	close(dev);
 }
 
+static int open_fds(void)
+{
+	struct dirent *d;
+	DIR *dir = opendir("/proc/self/fd");
+	int n = 0;
+
+	assert_non_null(dir);
+	while ((d = readdir(dir)))
+		n += d->d_name[0] != '.';
+	closedir(dir);
+	return n - 1;	/* the directory's own */
+}
+
+/*
+ * A record that does not parse still came with an fd the module installed:
+ * the library closes it, as long as the record names it for sure.
+ */
+static void test_worker_malformed_fd(void **state)
+{
+	static const char *const closed[] = {
+		"id=1\nfd=%d\npid=x\n",	/* a bad field after fd */
+		"id=1\nfd=%d\npid=1\nmore",	/* trailing bytes */
+		"id=1\nfd=%d\n",		/* cut short */
+	};
+	static const char *const kept[] = {
+		"id=x\nfd=%d\npid=1\n",	/* fd not where the module puts it */
+		"fd=%d\npid=1\n",
+		"id=1\nfd=%d9x\npid=1\n",	/* not the fd's number */
+	};
+	struct fake *f = *state;
+	struct dazukofs_access acc;
+	char path[512], rec[64];
+	dazukofs_handle_t h;
+	int dev, efd, before;
+
+	fake_group(f, "mf", 4, 0, 0, "allow", 0);
+	dev = fake_device(f, 4);
+	h = dazukofs_open("mf", 0);
+	assert_non_null(h);
+	before = open_fds();
+	for (size_t i = 0; i < sizeof(closed) / sizeof(closed[0]); i++) {
+		efd = event_file(f, path, sizeof(path));
+		snprintf(rec, sizeof(rec), closed[i], efd);
+		put_record(dev, rec);
+		assert_int_equal(dazukofs_get_access(h, &acc), -1);
+		assert_int_equal(errno, EPROTO);
+		if (fcntl(efd, F_GETFD) != -1)
+			fail_msg("record %zu: fd %d left open", i, efd);
+		assert_int_equal(open_fds(), before);
+	}
+	for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); i++) {
+		efd = event_file(f, path, sizeof(path));
+		snprintf(rec, sizeof(rec), kept[i], efd);
+		put_record(dev, rec);
+		assert_int_equal(dazukofs_get_access(h, &acc), -1);
+		if (fcntl(efd, F_GETFD) == -1)
+			fail_msg("record %zu: fd %d closed on a guess", i, efd);
+		close(efd);
+	}
+	/* never the handle's own device fd */
+	snprintf(rec, sizeof(rec), "id=1\nfd=%d\npid=x\n", dazukofs_get_fd(h));
+	put_record(dev, rec);
+	assert_int_equal(dazukofs_get_access(h, &acc), -1);
+	assert_true(fcntl(dazukofs_get_fd(h), F_GETFD) != -1);
+	assert_int_equal(open_fds(), before);
+	assert_int_equal(dazukofs_close(h), 0);
+	close(dev);
+}
+
 static void test_worker_nonblock(void **state)
 {
 	struct fake *f = *state;
@@ -443,6 +513,7 @@ int main(void)
 		T(test_stats),
 		T(test_worker),
 		T(test_worker_malformed),
+		T(test_worker_malformed_fd),
 		T(test_worker_nonblock),
 		T(test_open_errors),
 		T(test_ignore),

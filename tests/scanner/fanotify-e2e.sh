@@ -3,9 +3,12 @@
 #
 # dazuko-clamscan end to end with source=fanotify on this host (root):
 # a tmpfs is mounted, the scanner watches it; a clean file opens, EICAR
-# and the marker get EPERM with a FOUND log line, a clean file changed to
+# and the marker get EPERM with a FOUND log line (one escaped line for a
+# file name with a newline opened by a process named with a terminal
+# escape), a clean file changed to
 # infected is caught (cache), SIGHUP with a new signature catches a file
-# that was clean, a failed reload keeps scanning, SIGUSR1 logs statistics,
+# that was clean, a failed reload keeps scanning, SIGUSR2 reloads like
+# clamd (not kills the scanner), SIGUSR1 logs statistics,
 # SIGTERM stops with status 0.
 # Usage: fanotify-e2e.sh SCANNER DBDIR
 set -u
@@ -46,6 +49,33 @@ grep -q "FOUND signature=Dazukofs.Test.EICAR.* path=$M/eicar.com pid=[0-9]* comm
 	fail "no FOUND line for eicar.com"
 pass "FOUND line with path, pid and comm"
 
+# Paths and command names come from users: a newline in a file name and a
+# terminal escape in the opener's name (written to /proc/PID/comm, as
+# prctl(PR_SET_NAME) would) are escaped, the detection stays one line.
+FORGED="dazuko-clamscan: warning: FOUND signature=Forged path=_etc_passwd pid=1 comm=init action=denied"
+EVIL="$M/evil
+$FORGED"
+make_eicar "$EVIL"
+# the shell renames itself, then opens the file itself (exec 3<, no fork)
+opener_err=$(sh -c 'printf "ev\033[2J\nx" > /proc/$$/comm && exec 3< "$1"' sh "$EVIL" 2>&1) &&
+	fail "the file with a newline in its name opened"
+case $opener_err in
+*"not permitted"*) ;;
+*) fail "opening the file with a newline in its name: $opener_err" ;;
+esac
+# (escaped or not: the checks below tell)
+wait_log 30 "$LOG" 'FOUND signature=Dazukofs.Test.EICAR.* path=.*/evil'
+want="path=$M/evil\\n$FORGED pid="
+grep -F -- "$want" "$LOG" | grep -q -F 'comm=ev\x1b[2J\nx action=denied' ||
+	{ cat "$LOG"; fail "no escaped FOUND line for the file named with a newline"; }
+if grep -q "^$FORGED" "$LOG"; then
+	cat "$LOG"; fail "a forged line made it into the log"
+fi
+if grep -q "$(printf '\033')" "$LOG"; then
+	fail "a raw escape byte made it into the log"
+fi
+pass "a newline in a path and an escape in comm are escaped, one line"
+
 # cached, then changed to infected
 expect_allowed "$M/later.txt"
 expect_allowed "$M/later.txt"
@@ -68,6 +98,19 @@ wait_log 60 "$LOG" 'reload failed, keeping the old signatures'
 expect_denied "$M/eicar.com"
 expect_allowed "$M/clean.txt"
 rm "$W/db/broken.ndb"
+
+# SIGUSR2 reloads, as it does for clamd
+# (a killed scanner is a zombie until waited for: kill -0 would not tell)
+running() {
+	_st=$(sed 's/.*) //' "/proc/$PID/stat" 2>/dev/null | cut -c1)
+	[ -n "$_st" ] && [ "$_st" != Z ]
+}
+reloaded_or_dead() { log_has "$LOG" 'reloaded: 3 signatures' 2 || ! running; }
+kill -USR2 "$PID"
+wait_for 60 "a reload after SIGUSR2" reloaded_or_dead
+running || fail "SIGUSR2 killed the scanner"
+pass "SIGUSR2 reloads"
+expect_denied "$M/eicar.com"
 
 kill -USR1 "$PID"
 wait_log 10 "$LOG" 'statistics: .*infected=[1-9]'

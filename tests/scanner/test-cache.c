@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Unit tests of the verdict cache. */
+#include <errno.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,6 +11,21 @@
 #include <cmocka.h>
 
 #include "cache.h"
+
+/*
+ * Linked with -Wl,--wrap=calloc: the cache's allocations go through here,
+ * and the n-th from now fails when calloc_fail_in is n.
+ */
+void *__real_calloc(size_t n, size_t size);
+void *__wrap_calloc(size_t n, size_t size);
+static int calloc_fail_in;
+
+void *__wrap_calloc(size_t n, size_t size)
+{
+	if (calloc_fail_in > 0 && --calloc_fail_in == 0)
+		return NULL;
+	return __real_calloc(n, size);
+}
 
 static struct cache_key key(uint64_t ino)
 {
@@ -141,6 +157,26 @@ static void test_disabled(void **state)
 	cache_destroy(&c);
 }
 
+/* A failed init frees what it got; the caller's destroy frees nothing twice. */
+static void test_init_fails(void **state)
+{
+	struct cache c;
+	struct cache_key k = key(1);
+
+	(void)state;
+	for (int which = 1; which <= 2; which++) {
+		calloc_fail_in = which;	/* the entries, then the index */
+		errno = 0;
+		assert_int_equal(cache_init(&c, 8), -1);
+		assert_int_equal(errno, ENOMEM);
+		assert_int_equal(calloc_fail_in, 0);
+		/* usable as no cache, then destroyed like any other */
+		cache_insert(&c, &k, cache_generation(&c));
+		assert_false(cache_lookup(&c, &k));
+		cache_destroy(&c);
+	}
+}
+
 struct hammer {
 	struct cache *c;
 	unsigned int seed;
@@ -202,6 +238,7 @@ int main(void)
 		cmocka_unit_test(test_second_chance),
 		cmocka_unit_test(test_clear_generation),
 		cmocka_unit_test(test_disabled),
+		cmocka_unit_test(test_init_fails),
 		cmocka_unit_test(test_threads),
 	};
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Unit tests of the scanner's config parsing: bad input above all. */
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -126,7 +127,15 @@ static void test_bad_lines(void **state)
 		{ "timeout_action = Allow\n", ":1:", "allow or deny" },
 		{ "timeout_ms = 86400001\n", ":1:", "timeout_ms" },
 		{ "include = relative/path\n", ":1:", "absolute" },
-		{ "exclude = /a//b\n", ":1:", "absolute" },
+		{ "exclude = /a//b\n", ":1:", "canonical absolute" },
+		{ "include = /srv/./x\n", ":1:", "canonical" },
+		{ "include = /srv/../etc\n", ":1:", "canonical" },
+		{ "exclude = /srv/..\n", ":1:", "canonical" },
+		{ "exclude = /srv/../\n", ":1:", "canonical" },
+		{ "include = /.\n", ":1:", "canonical" },
+		{ "include = //srv\n", ":1:", "canonical" },
+		{ "# c\nworkers = # nothing but a comment\n", ":2:", "value is missing" },
+		{ "workers = 2 # two\n\nworkers = 3x # x\n", ":3:", "workers: '3x'" },
 		{ "group = has space\n", ":1:", "group" },
 		{ "group = caf\xc3\xa9\n", ":1:", "group" },
 		{ "group = aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n", ":1:", "group" },
@@ -153,6 +162,123 @@ static void test_bad_lines(void **state)
 				 bad[i].line, bad[i].hint);
 		config_free(&cfg);
 	}
+}
+
+/* A '#' after a blank ends the line; one inside a word does not. */
+static void test_trailing_comment(void **state)
+{
+	char err[CONFIG_ERR_MAX] = "";
+	struct config cfg;
+
+	(void)state;
+	config_init(&cfg);
+	assert_int_equal(load(&cfg,
+		"workers = 2 # two workers\n"
+		"on_error = deny\t#\n"
+		"database = /srv/db#1 # the '#' before 1 is part of the path\n"
+		"group = av#x\n"	/* refused below if the '#' were kept */
+		"exclude = /srv/cache #/srv/not-this\n", err, sizeof(err)), -1);
+	assert_non_null(strstr(err, ":4: group: 'av#x'"));
+	assert_int_equal(cfg.workers, 2);
+	assert_int_equal(cfg.on_error, VERDICT_DENY);
+	assert_string_equal(cfg.database, "/srv/db#1");
+	config_free(&cfg);
+
+	config_init(&cfg);
+	assert_int_equal(load(&cfg, "exclude = /srv/cache #/srv/not-this\n",
+			      err, sizeof(err)), 0);
+	assert_int_equal(cfg.exclude.n, 1);
+	assert_string_equal(cfg.exclude.items[0], "/srv/cache");
+	config_free(&cfg);
+}
+
+/* What the log writes to stderr while a config text is loaded. */
+static char *load_logged(struct config *cfg, const char *text, int *rc,
+			 char **path_out)
+{
+	static char out[4096];
+	char err[CONFIG_ERR_MAX] = "";
+	char *path = write_tmp(text, strlen(text));
+	FILE *tmp = tmpfile();
+	int saved = dup(STDERR_FILENO);
+	size_t n;
+
+	assert_non_null(tmp);
+	log_init(LOG_LVL_INFO, 0);
+	fflush(stderr);
+	assert_true(dup2(fileno(tmp), STDERR_FILENO) >= 0);
+	*rc = config_load_file(cfg, path, 1, err, sizeof(err));
+	fflush(stderr);
+	assert_true(dup2(saved, STDERR_FILENO) >= 0);
+	close(saved);
+	rewind(tmp);
+	n = fread(out, 1, sizeof(out) - 1, tmp);
+	out[n] = 0;
+	fclose(tmp);
+	unlink(path);
+	*path_out = path;
+	return out;
+}
+
+static void assert_has(const char *text, const char *want)
+{
+	if (!strstr(text, want))
+		fail_msg("'%s' lacks '%s'", text, want);
+}
+
+/* A prefix through a symlink is resolved, with a notice naming the line. */
+static void test_prefix_symlink(void **state)
+{
+	char dir[] = "/tmp/scanner-prefix-XXXXXX", real[PATH_MAX], link[PATH_MAX + 8];
+	char text[3 * PATH_MAX], want[PATH_MAX + 64], *path, *logged;
+	struct config cfg;
+	int rc;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	assert_non_null(realpath(dir, real));
+	snprintf(link, sizeof(link), "%s/link", dir);
+	assert_int_equal(symlink(real, link), 0);
+	snprintf(text, sizeof(text), "# resolved\ninclude = %s/\nexclude = %s/x\n",
+		 link, link);
+	config_init(&cfg);
+	logged = load_logged(&cfg, text, &rc, &path);
+	assert_int_equal(rc, 0);
+	assert_int_equal(cfg.include.n, 1);
+	assert_string_equal(cfg.include.items[0], real);
+	/* exclude /x below the link does not exist: kept, but not warned of */
+	snprintf(want, sizeof(want), "%s/link/x", dir);
+	assert_string_equal(cfg.exclude.items[0], want);
+	snprintf(want, sizeof(want), "notice: %s:2: include: '%s' leads through a symlink",
+		 path, link);
+	assert_has(logged, want);
+	assert_null(strstr(logged, "warning"));
+	free(path);
+	config_free(&cfg);
+	unlink(link);
+	rmdir(dir);
+}
+
+/* An include prefix that does not exist here is a warning naming the line. */
+static void test_prefix_missing(void **state)
+{
+	char want[PATH_MAX + 128], *path, *logged;
+	struct config cfg;
+	int rc;
+
+	(void)state;
+	config_init(&cfg);
+	logged = load_logged(&cfg, "include = /tmp\n\ninclude = /nonexistent-dazukofs-9f1\n",
+			     &rc, &path);
+	assert_int_equal(rc, 0);
+	assert_int_equal(cfg.include.n, 2);
+	snprintf(want, sizeof(want),
+		 "warning: %s:3: include: '/nonexistent-dazukofs-9f1' does not exist here",
+		 path);
+	assert_has(logged, want);
+	assert_null(strstr(logged, ":1:"));
+	free(path);
+	config_free(&cfg);
 }
 
 static void test_nul_byte(void **state)
@@ -377,6 +503,9 @@ int main(void)
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_good_file),
 		cmocka_unit_test(test_bad_lines),
+		cmocka_unit_test(test_trailing_comment),
+		cmocka_unit_test(test_prefix_symlink),
+		cmocka_unit_test(test_prefix_missing),
 		cmocka_unit_test(test_nul_byte),
 		cmocka_unit_test(test_missing_file),
 		cmocka_unit_test(test_sizes),
