@@ -2,8 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Guest script (root, in the VM): dazuko-clamscan on a dazukofs mount.
-# The scanning core's unit tests on the coarse timestamps of this kernel;
-# the module, a dazukofs over a tmpfs and the scanner (source dazukofs,
+# The module, a dazukofs over a tmpfs and the scanner (source dazukofs,
 # 2 workers, the test signatures) run; then: readers == workers; both
 # workers scan at once (the scanning_peak statistic); a clean
 # file opens; EICAR gets EPERM and a FOUND line; a clean file changed to
@@ -58,19 +57,6 @@ mkdir -p "$L" "$M" "$DB"
 mount -t tmpfs -o size=64m scan-lower "$L" || fail "mount tmpfs"
 mount -t dazukofs "$L" "$M" || fail "mount dazukofs"
 cp "$SRC/tests/scanner/db/"* "$DB/"
-
-# The scanning core's unit tests on this kernel, whose timestamps are coarse
-# (the host's may be multigrain): the racily-clean rule is tested for real.
-CORE_TMP=/mnt/scan-core
-mkdir -p "$CORE_TMP"
-mount -t tmpfs scan-core "$CORE_TMP" || fail "mount tmpfs for scanner-test-core"
-TMPDIR=$CORE_TMP DAZUKOFS_COARSE_TIMESTAMPS=1 \
-	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
-	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	"$DAZUKOFS_BUILD/tests/scanner/scanner-test-core" "$SRC/tests/scanner/db" ||
-	fail "scanner-test-core on $(uname -r)"
-umount "$CORE_TMP"
-pass "scanner-test-core on $(uname -r), coarse timestamps"
 
 # test files, written below the mount (no events)
 echo "clean text" > "$L/clean.txt"
