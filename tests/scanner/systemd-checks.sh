@@ -16,7 +16,9 @@
 #          EPERM and a detection with its fields in the journal;
 #   reload: a new signature catches a file that was clean; logged;
 #   stop: the group is removed, the unit inactive and never failed;
-#   and it starts without its config directory (the scanner's defaults).
+#   and it starts without its config directory (the scanner's defaults);
+#   source fanotify under the unit: EICAR opened from outside the unit's
+#          mount namespace and from nobody's unshare -Urm is denied.
 # Every wait polls the real condition with a deadline.
 #
 # With --finish (the unit's ExecStopPost, run also when the checks fail):
@@ -132,8 +134,8 @@ pid=$(prop MainPID)
 grep -q '^Seccomp:[[:space:]]*2$' /proc/$pid/status ||
 	fail "scanner not in seccomp filter mode: $(grep Seccomp /proc/$pid/status)"
 grep -q '^NoNewPrivs:[[:space:]]*1$' /proc/$pid/status || fail "no_new_privs not set"
-grep -q '^CapBnd:[[:space:]]*0000000000200000$' /proc/$pid/status ||
-	fail "bounding set is not CAP_SYS_ADMIN alone: $(grep CapBnd /proc/$pid/status)"
+grep -q '^CapBnd:[[:space:]]*0000000010200000$' /proc/$pid/status ||
+	fail "bounding set is not CAP_SYS_ADMIN and CAP_LEASE alone: $(grep CapBnd /proc/$pid/status)"
 for t in /proc/$pid/task/*; do
 	grep -q '^Seccomp:[[:space:]]*2$' "$t/status" || fail "thread ${t##*/} without seccomp filter"
 done
@@ -147,7 +149,7 @@ case $err in *"Read-only file system"*) ;; *) fail "touch /usr in the scanner's 
 err=$(nsenter -t "$pid" -m touch $DB/rw-test 2>&1) && fail "$DB is writable for the scanner"
 echo outside >/tmp/systemd-checks-tmp
 nsenter -t "$pid" -m test -e /tmp/systemd-checks-tmp && fail "the scanner sees the host's /tmp (PrivateTmp)"
-pass "WATCHDOG_USEC=4000000; seccomp=2 in all $(ls /proc/$pid/task | wc -l) threads, NoNewPrivs=1, CapBnd=CAP_SYS_ADMIN, own net/mnt namespaces, read-only /usr and $DB, private /tmp"
+pass "WATCHDOG_USEC=4000000; seccomp=2 in all $(ls /proc/$pid/task | wc -l) threads, NoNewPrivs=1, CapBnd=CAP_SYS_ADMIN+CAP_LEASE, own net/mnt namespaces, read-only /usr and $DB, private /tmp"
 
 # the watchdog: the timestamp advances, and the service lives on for more
 # than a WatchdogSec (4 s) with no restart
@@ -228,6 +230,28 @@ systemctl stop "$U" || fail "systemctl stop $U"
 prop_is Result success || fail "$U Result=$(prop Result) without $CONF_DIR"
 mv "$CONF_DIR.away" "$CONF_DIR"
 pass "$U runs without $CONF_DIR (defaults: group clamscan, a worker per CPU)"
+
+# source fanotify under the unit: the unit's own mount namespace
+# (ProtectSystem=, PrivateTmp=) must not hide the opens made outside it,
+# nor may a user's own namespace (unshare -Urm)
+cp "$CONF_DIR/clamscan.conf" "$CONF_DIR/clamscan.conf.dazukofs" || fail "cp clamscan.conf"
+printf 'source = fanotify\nfanotify_mount = %s\n' "$L" >>"$CONF_DIR/clamscan.conf"
+systemctl start "$U" || fail "systemctl start $U with source fanotify: $(jr | tail -5)"
+wait_journal 10 "ready: source fanotify mount $L"
+expect_allowed "$L/clean.txt"
+expect_denied "$L/eicar.com"
+wait_journal 20 "^FOUND Dazukofs.Test.EICAR[^ ]* in $L/eicar.com (opened by pid [0-9]* cat): denied"
+err=$(setpriv --reuid=65534 --regid=65534 --clear-groups unshare -Urm cat "$L/eicar.com" 2>&1 >/dev/null) &&
+	fail "nobody's unshare -Urm opened $L/eicar.com past the unit's fanotify source"
+case $err in
+*"cat: $L/eicar.com: Operation not permitted"*) ;;
+*) fail "nobody's unshare -Urm cat $L/eicar.com: $err" ;;
+esac
+systemctl stop "$U" || fail "systemctl stop $U (fanotify)"
+prop_is Result success || fail "$U Result=$(prop Result) with source fanotify"
+mv "$CONF_DIR/clamscan.conf.dazukofs" "$CONF_DIR/clamscan.conf"
+expect_allowed "$L/eicar.com"
+pass "source fanotify under the unit: opens from outside its namespace and from a user's own are scanned"
 
 umount "$M" || fail "umount $M"
 umount "$L"
