@@ -8,9 +8,12 @@
  * dazukofs_groups_rwsem, so a group being removed either gets the event
  * before it drains or never sees it.  From then on each gevent moves, under
  * its group's lock, from the group's queue to the hands of a worker and
- * then out (DONE), by an answer, by the group's removal, or, while still
- * queued, by the opener giving up when killed.  Whoever sets DONE settles
- * the gevent, exactly once.
+ * then out (DONE), by an answer, by a timeout, by the group's removal, by
+ * the worker failing to open the file (dazukofs_open_failed()), or, while
+ * still queued, by the opener giving up when killed.  A worker that cannot
+ * take an event puts it back in the queue: at the front if the fault is
+ * the worker's, at the tail if the open failed transiently.  Whoever sets
+ * DONE settles the gevent, exactly once.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
