@@ -63,6 +63,16 @@ static ssize_t dazukofs_group_timeout_ms_store(struct config_item *item,
 }
 CONFIGFS_ATTR(dazukofs_group_, timeout_ms);
 
+/* "allow" or "deny": DAZUKOFS_ALLOW or DAZUKOFS_DENY, else -EINVAL. */
+static int dazukofs_parse_action(const char *page)
+{
+	if (sysfs_streq(page, "allow"))
+		return DAZUKOFS_ALLOW;
+	if (sysfs_streq(page, "deny"))
+		return DAZUKOFS_DENY;
+	return -EINVAL;
+}
+
 /* "allow" or "deny": the verdict for an event not answered in time. */
 static ssize_t dazukofs_group_timeout_action_show(struct config_item *item,
 						  char *page)
@@ -77,24 +87,47 @@ static ssize_t dazukofs_group_timeout_action_store(struct config_item *item,
 						   const char *page,
 						   size_t count)
 {
-	int action;
+	int action = dazukofs_parse_action(page);
 
-	if (sysfs_streq(page, "allow"))
-		action = DAZUKOFS_ALLOW;
-	else if (sysfs_streq(page, "deny"))
-		action = DAZUKOFS_DENY;
-	else
-		return -EINVAL;
+	if (action < 0)
+		return action;
 	WRITE_ONCE(to_dazukofs_group(item)->timeout_action, action);
 	return count;
 }
 CONFIGFS_ATTR(dazukofs_group_, timeout_action);
+
+/*
+ * "allow" or "deny" (the default): the verdict for an event whose file a
+ * worker cannot open (see dazukofs_open_failed()).
+ */
+static ssize_t dazukofs_group_open_error_action_show(struct config_item *item,
+						     char *page)
+{
+	int action = READ_ONCE(to_dazukofs_group(item)->open_error_action);
+
+	return sysfs_emit(page, "%s\n",
+			  action == DAZUKOFS_DENY ? "deny" : "allow");
+}
+
+static ssize_t dazukofs_group_open_error_action_store(struct config_item *item,
+						      const char *page,
+						      size_t count)
+{
+	int action = dazukofs_parse_action(page);
+
+	if (action < 0)
+		return action;
+	WRITE_ONCE(to_dazukofs_group(item)->open_error_action, action);
+	return count;
+}
+CONFIGFS_ATTR(dazukofs_group_, open_error_action);
 
 static struct configfs_attribute *dazukofs_group_attrs[] = {
 	&dazukofs_group_attr_id,
 	&dazukofs_group_attr_track,
 	&dazukofs_group_attr_timeout_ms,
 	&dazukofs_group_attr_timeout_action,
+	&dazukofs_group_attr_open_error_action,
 	NULL,
 };
 

@@ -87,14 +87,16 @@ static inline struct file *dazukofs_lower_file(const struct file *file)
  * struct dazukofs_stats - event counters, of one group or of all
  *
  * Lock-free: each field is updated atomically on its own.  For a group,
- * events = allowed + denied + cancelled + timeouts + waiting + in_hand when the
- * group's lock is not held.
+ * events = allowed + denied + cancelled + timeouts + open_errors + waiting +
+ * in_hand when the group's lock is not held.
  *
  * @events: events posted
  * @allowed: answered allow (including those settled by the group's removal)
  * @denied: answered deny
  * @cancelled: withdrawn before any worker took them (the opener was killed)
  * @timeouts: settled by the group's timeout_action, unanswered in time
+ * @open_errors: settled by the group's open_error_action: a worker could
+ *		 not open the event's file
  * @waiting: queued, no worker has them yet
  * @in_hand: read by a worker, not answered yet
  * @readers: open files of the group device
@@ -107,6 +109,7 @@ struct dazukofs_stats {
 	atomic64_t denied;
 	atomic64_t cancelled;
 	atomic64_t timeouts;
+	atomic64_t open_errors;
 	atomic_t waiting;
 	atomic_t in_hand;
 	atomic_t readers;
@@ -122,8 +125,8 @@ extern struct dazukofs_stats dazukofs_global_stats;
  * @item: the group's configfs directory
  * @id: the group's number, N of /dev/dazukofs.N
  * @name: the configfs name
- * @lock: protects @queue, @in_hand, @dead, @track, @workers and the state
- *	   and holder of each queued or held &struct dazukofs_gevent
+ * @lock: protects @queue, @in_hand, @dead, @track, @workers and the state,
+ *	   holder and open_tries of each queued or held &struct dazukofs_gevent
  * @queue: events no worker has taken yet, oldest first
  * @in_hand: events read by a worker and not answered
  * @dead: the group was removed: no new events, readers fail with ENODEV
@@ -134,6 +137,8 @@ extern struct dazukofs_stats dazukofs_global_stats;
  * @timeout_ms: how long an event may wait for this group's answer, 0 for
  *		ever (read without the lock when an event is posted)
  * @timeout_action: the verdict for an event not answered in time
+ * @open_error_action: the verdict for an event whose file a worker cannot
+ *		       open (read without the lock when that happens)
  * @wq: readers waiting for an event
  * @stats: the group's counters
  * @node: entry in the list of groups (dazukofs_groups_rwsem)
@@ -151,6 +156,7 @@ struct dazukofs_group {
 	unsigned int workers;
 	unsigned int timeout_ms;
 	int timeout_action;
+	int open_error_action;
 	wait_queue_head_t wq;
 	struct dazukofs_stats stats;
 	struct list_head node;
@@ -182,6 +188,8 @@ struct dazukofs_reader {
  * @deadline: when the group's timeout settles it (jiffies), if @timed
  * @timed: the group had a timeout when the event was posted
  * @timeout_action: the verdict then
+ * @open_tries: transient failures to open the file for a worker (group's
+ *		lock); at DAZUKOFS_OPEN_TRIES the open error is final
  */
 struct dazukofs_gevent {
 	struct list_head node;
@@ -192,7 +200,14 @@ struct dazukofs_gevent {
 	unsigned long deadline;
 	bool timed;
 	int timeout_action;
+	unsigned int open_tries;
 };
+
+/*
+ * Transient failures (ENFILE, ENOMEM, a signal...) to open an event's file
+ * for a worker before the group's open_error_action settles it anyway.
+ */
+#define DAZUKOFS_OPEN_TRIES	5
 
 /**
  * struct dazukofs_event - one open waiting for the verdict of every group
@@ -235,6 +250,7 @@ void dazukofs_worker_remove(struct dazukofs_reader *reader);
 void dazukofs_group_set_track(struct dazukofs_group *group, bool track);
 bool dazukofs_group_active(const struct dazukofs_group *group);
 void dazukofs_return_event(struct dazukofs_gevent *ge);
+bool dazukofs_open_failed(struct dazukofs_gevent *ge, int err);
 void dazukofs_put_event(struct dazukofs_event *event);
 int dazukofs_answer_event(struct dazukofs_group *group, unsigned long id,
 			  int verdict);

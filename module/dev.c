@@ -56,10 +56,22 @@ static int dazukofs_dev_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
-/*
+/**
+ * dazukofs_dev_read() - hand one event to a worker
+ * @file: an open group device
+ * @buf: the reader's buffer
+ * @count: its size
+ * @ppos: unused (a stream)
+ *
  * One event per read: "id=N\nfd=F\npid=P\n".  The fd is installed only
- * once the record has reached the reader; on any failure the event goes
- * back to the front of the queue.
+ * once the record has reached the reader.  When the reader's buffer is too
+ * small or bad, the event goes back to the front of the queue.  When the
+ * event's file cannot be opened for the reader, dazukofs_open_failed()
+ * settles it by the group's open_error_action and the read goes on with
+ * the next event, or (a transient error) queues it again at the tail and
+ * the read fails with the error: an event never blocks those behind it.
+ *
+ * Return: the length of the record, or a negative errno.
  */
 static ssize_t dazukofs_dev_read(struct file *file, char __user *buf,
 				 size_t count, loff_t *ppos)
@@ -75,6 +87,7 @@ static ssize_t dazukofs_dev_read(struct file *file, char __user *buf,
 	fd = get_unused_fd_flags(O_CLOEXEC);
 	if (fd < 0)
 		return fd;
+again:
 	ge = dazukofs_take_event(reader, file->f_flags & O_NONBLOCK);
 	if (IS_ERR(ge)) {
 		put_unused_fd(fd);
@@ -94,7 +107,12 @@ static ssize_t dazukofs_dev_read(struct file *file, char __user *buf,
 				 current_cred());
 	if (IS_ERR(event_file)) {
 		err = PTR_ERR(event_file);
-		goto out_return;
+		if (dazukofs_open_failed(ge, err)) {
+			cond_resched();
+			goto again;
+		}
+		put_unused_fd(fd);
+		return err;
 	}
 	if (copy_to_user(buf, text, len)) {
 		fput(event_file);

@@ -8,10 +8,15 @@
  * dazukofs_groups_rwsem, so a group being removed either gets the event
  * before it drains or never sees it.  From then on each gevent moves, under
  * its group's lock, from the group's queue to the hands of a worker and
- * then out (DONE), by an answer, by the group's removal, or, while still
- * queued, by the opener giving up when killed.  Whoever sets DONE settles
- * the gevent, exactly once.
+ * then out (DONE), by an answer, by a timeout, by the group's removal, by
+ * the worker failing to open the file (dazukofs_open_failed()), or, while
+ * still queued, by the opener giving up when killed.  A worker that cannot
+ * take an event puts it back in the queue: at the front if the fault is
+ * the worker's, at the tail if the open failed transiently.  Whoever sets
+ * DONE settles the gevent, exactly once.
  */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/fs.h>
 #include <linux/ktime.h>
@@ -349,6 +354,91 @@ void dazukofs_return_event(struct dazukofs_gevent *ge)
 	dazukofs_put_event(ge->event);
 }
 
+/* Errors that say nothing about the file: the open may work next time. */
+static bool dazukofs_open_error_transient(int err)
+{
+	switch (err) {
+	case -ENFILE:
+	case -EMFILE:
+	case -ENOMEM:
+	case -EAGAIN:
+	case -EINTR:
+	case -ERESTARTSYS:
+	case -ERESTARTNOINTR:
+	case -ERESTARTNOHAND:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/**
+ * dazukofs_open_failed() - a worker could not open the file of an event
+ * @ge: from dazukofs_take_event(); its event reference is dropped
+ * @err: the negative errno of the open
+ *
+ * A permanent error (EACCES from an LSM or a FUSE or NFS lower, EIO,
+ * ESTALE, ENOKEY, ...) would fail again for every worker: the group's part
+ * of the event is settled at once by the group's open_error_action and
+ * counted in open_errors.  A transient error (ENFILE, ENOMEM, a signal)
+ * puts the event back at the tail of the queue, behind the events that
+ * waited after it, and settles it the same way after DAZUKOFS_OPEN_TRIES
+ * such failures.  Either way no event stalls the queue.
+ *
+ * Return: true if the caller should go on with the next event (the event
+ * is settled, or was settled meanwhile); false if the event was queued
+ * again and the caller should fail with @err.
+ */
+bool dazukofs_open_failed(struct dazukofs_gevent *ge, int err)
+{
+	struct dazukofs_group *group = ge->group;
+	struct dazukofs_event *event = ge->event;
+	bool transient = dazukofs_open_error_transient(err);
+	enum dazukofs_gevent_state was;
+	int action;
+
+	spin_lock(&group->lock);
+	was = ge->state;
+	if (was == DAZUKOFS_GE_IN_HAND) {
+		ge->holder = NULL;
+		if (transient && ++ge->open_tries < DAZUKOFS_OPEN_TRIES) {
+			list_move_tail(&ge->node, &group->queue);
+			ge->state = DAZUKOFS_GE_QUEUED;
+		} else {
+			list_del(&ge->node);
+			ge->state = DAZUKOFS_GE_DONE;
+			transient = false;
+		}
+	}
+	spin_unlock(&group->lock);
+
+	if (was != DAZUKOFS_GE_IN_HAND) {
+		/* Settled by a timeout, an answer or the group's removal. */
+		dazukofs_put_event(event);
+		return true;
+	}
+	atomic_dec(&group->stats.in_hand);
+	atomic_dec(&dazukofs_global_stats.in_hand);
+	if (transient) {
+		atomic_inc(&group->stats.waiting);
+		atomic_inc(&dazukofs_global_stats.waiting);
+		wake_up(&group->wq);
+		dazukofs_put_event(event);
+		return false;
+	}
+
+	action = READ_ONCE(group->open_error_action);
+	pr_notice_ratelimited("group %s: cannot open the file of event %lu (error %d): %s\n",
+			      group->name, event->id, -err,
+			      action == DAZUKOFS_DENY ? "denied" : "allowed");
+	atomic64_inc(&group->stats.open_errors);
+	atomic64_inc(&dazukofs_global_stats.open_errors);
+	/* The reference from dazukofs_take_event() outlives the settling. */
+	dazukofs_settle(ge, action);
+	dazukofs_put_event(event);
+	return true;
+}
+
 /**
  * dazukofs_answer_event() - a worker's verdict on an event it holds
  * @group: the group answering
@@ -434,6 +524,7 @@ void dazukofs_drain_group(struct dazukofs_group *group)
 /* Under the group's lock: does the group take part in events? */
 bool dazukofs_group_active(const struct dazukofs_group *group)
 {
+	lockdep_assert_held(&group->lock);
 	return !group->track || group->workers;
 }
 
@@ -447,6 +538,7 @@ static int dazukofs_deactivate_locked(struct dazukofs_group *group,
 	struct dazukofs_gevent *ge;
 	int n = 0;
 
+	lockdep_assert_held(&group->lock);
 	list_for_each_entry(ge, &group->queue, node) {
 		ge->state = DAZUKOFS_GE_DONE;
 		n++;

@@ -77,6 +77,8 @@ struct dazukofs_group *dazukofs_group_create(const char *name)
 	INIT_LIST_HEAD(&group->in_hand);
 	INIT_LIST_HEAD(&group->node);
 	init_waitqueue_head(&group->wq);
+	/* Fail closed: a file no worker can open is not let through. */
+	group->open_error_action = DAZUKOFS_DENY;
 
 	group->id = ida_alloc_max(&dazukofs_ida, DAZUKOFS_MAX_GROUPS - 1,
 				  GFP_KERNEL);

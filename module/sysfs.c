@@ -80,6 +80,7 @@ DAZUKOFS_STAT_ATTR(allowed, allowed, true);
 DAZUKOFS_STAT_ATTR(denied, denied, true);
 DAZUKOFS_STAT_ATTR(cancelled, cancelled, true);
 DAZUKOFS_STAT_ATTR(timeouts, timeouts, true);
+DAZUKOFS_STAT_ATTR(open_errors, open_errors, true);
 DAZUKOFS_STAT_ATTR(waiting, waiting, false);
 DAZUKOFS_STAT_ATTR(in_hand, in_hand, false);
 DAZUKOFS_STAT_ATTR(readers, readers, false);
@@ -90,6 +91,7 @@ static struct attribute *dazukofs_stat_attrs[] = {
 	&dazukofs_stat_denied.attr.attr,
 	&dazukofs_stat_cancelled.attr.attr,
 	&dazukofs_stat_timeouts.attr.attr,
+	&dazukofs_stat_open_errors.attr.attr,
 	&dazukofs_stat_waiting.attr.attr,
 	&dazukofs_stat_in_hand.attr.attr,
 	&dazukofs_stat_readers.attr.attr,
