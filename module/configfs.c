@@ -122,8 +122,29 @@ static ssize_t dazukofs_group_open_error_action_store(struct config_item *item,
 }
 CONFIGFS_ATTR(dazukofs_group_, open_error_action);
 
+/*
+ * "0" until the group takes part in events: once a worker opens its
+ * device, or "1" is written here (events then queue before any worker,
+ * as in 2009).  Only "1" may be written: a group cannot be disarmed.
+ */
+static ssize_t dazukofs_group_armed_show(struct config_item *item, char *page)
+{
+	return sysfs_emit(page, "%d\n", READ_ONCE(to_dazukofs_group(item)->armed));
+}
+
+static ssize_t dazukofs_group_armed_store(struct config_item *item,
+					  const char *page, size_t count)
+{
+	if (!sysfs_streq(page, "1"))
+		return -EINVAL;
+	dazukofs_group_arm(to_dazukofs_group(item));
+	return count;
+}
+CONFIGFS_ATTR(dazukofs_group_, armed);
+
 static struct configfs_attribute *dazukofs_group_attrs[] = {
 	&dazukofs_group_attr_id,
+	&dazukofs_group_attr_armed,
 	&dazukofs_group_attr_track,
 	&dazukofs_group_attr_timeout_ms,
 	&dazukofs_group_attr_timeout_action,

@@ -125,11 +125,16 @@ extern struct dazukofs_stats dazukofs_global_stats;
  * @item: the group's configfs directory
  * @id: the group's number, N of /dev/dazukofs.N
  * @name: the configfs name
- * @lock: protects @queue, @in_hand, @dead, @track, @workers and the state,
- *	   holder and open_tries of each queued or held &struct dazukofs_gevent
+ * @lock: protects @queue, @in_hand, @dead, @armed, @track, @workers and
+ *	   the state, holder and open_tries of each queued or held
+ *	   &struct dazukofs_gevent
  * @queue: events no worker has taken yet, oldest first
  * @in_hand: events read by a worker and not answered
  * @dead: the group was removed: no new events, readers fail with ENODEV
+ * @armed: the group takes part in events: a worker has opened its device
+ *	   once, or "1" was written to its armed attribute.  Until then
+ *	   events skip it, so that a group nobody could answer yet (its
+ *	   daemon died between mkdir and open) holds no open.
  * @track: crash-tracked: a worker's held events go back to the queue when
  *	   its device file is released, and without workers the group is
  *	   inactive (events skip it)
@@ -152,6 +157,7 @@ struct dazukofs_group {
 	struct list_head queue;
 	struct list_head in_hand;
 	bool dead;
+	bool armed;
 	bool track;
 	unsigned int workers;
 	unsigned int timeout_ms;
@@ -248,6 +254,7 @@ struct dazukofs_gevent *dazukofs_take_event(struct dazukofs_reader *reader,
 void dazukofs_worker_add(struct dazukofs_reader *reader);
 void dazukofs_worker_remove(struct dazukofs_reader *reader);
 void dazukofs_group_set_track(struct dazukofs_group *group, bool track);
+void dazukofs_group_arm(struct dazukofs_group *group);
 bool dazukofs_group_active(const struct dazukofs_group *group);
 void dazukofs_return_event(struct dazukofs_gevent *ge);
 bool dazukofs_open_failed(struct dazukofs_gevent *ge, int err);

@@ -525,7 +525,7 @@ void dazukofs_drain_group(struct dazukofs_group *group)
 bool dazukofs_group_active(const struct dazukofs_group *group)
 {
 	lockdep_assert_held(&group->lock);
-	return !group->track || group->workers;
+	return group->armed && (!group->track || group->workers);
 }
 
 /*
@@ -570,6 +570,7 @@ void dazukofs_worker_add(struct dazukofs_reader *reader)
 
 	spin_lock(&group->lock);
 	group->workers++;
+	group->armed = true;
 	spin_unlock(&group->lock);
 }
 
@@ -613,6 +614,20 @@ void dazukofs_worker_remove(struct dazukofs_reader *reader)
 	if (returned)
 		wake_up(&group->wq);
 	dazukofs_settle_skipped(group, &settle, skipped);
+}
+
+/**
+ * dazukofs_group_arm() - let a group take part in events before any worker
+ * @group: the group
+ *
+ * The 2009 semantics, on request: events queue for the group from now on,
+ * also while no worker has opened its device yet.
+ */
+void dazukofs_group_arm(struct dazukofs_group *group)
+{
+	spin_lock(&group->lock);
+	group->armed = true;
+	spin_unlock(&group->lock);
 }
 
 /**

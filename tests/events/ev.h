@@ -61,6 +61,22 @@ static inline int ev_group_mkdir(const char *name)
 	return atoi(buf);
 }
 
+/* Arm the group before any worker (events queue from now on); 0 or -errno. */
+static inline int ev_group_arm(const char *name)
+{
+	char path[256];
+	int fd, err = 0;
+
+	snprintf(path, sizeof(path), DAZUKOFS_CONFIGFS_ROOT "/%s/armed", name);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, "1", 1) != 1)
+		err = -errno;
+	close(fd);
+	return err;
+}
+
 static inline int ev_group_rmdir(const char *name)
 {
 	char path[256];

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Crash-tracked registration, the ignore device and verdict timeouts
+ * Crash-tracked registration, arming a new group, the ignore device and
+ * verdict timeouts
  * (run as root inside the VM by guest-tracking.sh).
  *
  * Usage: tracking LOWER MOUNT [cmocka filter]
@@ -399,6 +400,68 @@ static void test_track_last_worker(void **state)
 	assert_int_equal(trk_answer(a, id, DAZUKOFS_DENY), 0);
 	assert_int_equal(trk_child_wait(o3, SHORT_MS), EPERM);
 	assert_int_equal(G("events"), 3);
+}
+
+/*
+ * A new group takes part in events only once armed: an untracked group
+ * without a timeout that nobody serves yet holds no open (its daemon may
+ * have died between mkdir and open).  Its first worker arms it, for good:
+ * afterwards, with no worker, an open waits as in 2009.
+ */
+static void test_armed_by_first_worker(void **state)
+{
+	unsigned long id;
+	pid_t o;
+	int a;
+
+	(void)state;
+	assert_int_equal(group_setup("arm-worker"), 0);
+	expect_attr("track", "0");
+	expect_attr("timeout_ms", "0");
+	expect_attr("armed", "0");
+	WAIT("active", 0);
+	o = trk_opener(bad_path);
+	assert_int_equal(trk_child_wait(o, SHORT_MS), 0);
+	assert_int_equal(G("events"), 0);
+	/* only "1" may be written */
+	assert_int_equal(trk_cfg_write(cur_group, "armed", "0"), -EINVAL);
+	assert_int_equal(trk_cfg_write(cur_group, "armed", "yes"), -EINVAL);
+	expect_attr("armed", "0");
+
+	a = dev_open();
+	expect_attr("armed", "1");
+	WAIT("active", 1);
+	close_kept(a);
+	expect_attr("armed", "1");
+	o = trk_opener(bad_path);
+	WAIT("waiting", 1);
+	assert_blocked(o);
+	a = dev_open();
+	assert_int_equal(trk_read_event_wait(a, &id, SHORT_MS), 0);
+	assert_int_equal(trk_answer(a, id, DAZUKOFS_DENY), 0);
+	assert_int_equal(trk_child_wait(o, SHORT_MS), EPERM);
+	assert_int_equal(G("events"), 1);
+}
+
+/* Writing 1 to armed: events queue before any worker (the 2009 semantics). */
+static void test_armed_by_hand(void **state)
+{
+	unsigned long id;
+	pid_t o;
+	int a;
+
+	(void)state;
+	assert_int_equal(group_setup("arm-hand"), 0);
+	assert_int_equal(trk_cfg_write(cur_group, "armed", "1"), 0);
+	expect_attr("armed", "1");
+	WAIT("active", 1);
+	o = trk_opener(bad_path);
+	WAIT("waiting", 1);
+	assert_blocked(o);
+	a = dev_open();
+	assert_int_equal(trk_read_event_wait(a, &id, SHORT_MS), 0);
+	assert_int_equal(trk_answer(a, id, DAZUKOFS_ALLOW), 0);
+	assert_int_equal(trk_child_wait(o, SHORT_MS), 0);
 }
 
 /*
@@ -830,6 +893,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_track_close_requeues, teardown),
 		cmocka_unit_test_teardown(test_track_answer_from_other_file, teardown),
 		cmocka_unit_test_teardown(test_track_last_worker, teardown),
+		cmocka_unit_test_teardown(test_armed_by_first_worker, teardown),
+		cmocka_unit_test_teardown(test_armed_by_hand, teardown),
 		cmocka_unit_test_teardown(test_untracked_close_keeps, teardown),
 		cmocka_unit_test_teardown(test_timeout_stopped_worker, teardown),
 		cmocka_unit_test_teardown(test_timeout_busy_workers, teardown),
