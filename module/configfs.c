@@ -63,6 +63,32 @@ static ssize_t dazukofs_group_timeout_ms_store(struct config_item *item,
 }
 CONFIGFS_ATTR(dazukofs_group_, timeout_ms);
 
+/*
+ * Milliseconds a tracked group stays active after its last worker left,
+ * for a restarted daemon to take over its events; 0 (the default) makes it
+ * inactive at once.  A change applies from the next window on.
+ */
+#define DAZUKOFS_GRACE_MS_MAX (10U * 60 * 1000)
+
+static ssize_t dazukofs_group_grace_ms_show(struct config_item *item,
+					    char *page)
+{
+	return sysfs_emit(page, "%u\n",
+			  READ_ONCE(to_dazukofs_group(item)->grace_ms));
+}
+
+static ssize_t dazukofs_group_grace_ms_store(struct config_item *item,
+					     const char *page, size_t count)
+{
+	unsigned int ms;
+
+	if (kstrtouint(page, 10, &ms) || ms > DAZUKOFS_GRACE_MS_MAX)
+		return -EINVAL;
+	WRITE_ONCE(to_dazukofs_group(item)->grace_ms, ms);
+	return count;
+}
+CONFIGFS_ATTR(dazukofs_group_, grace_ms);
+
 /* "allow" or "deny": DAZUKOFS_ALLOW or DAZUKOFS_DENY, else -EINVAL. */
 static int dazukofs_parse_action(const char *page)
 {
@@ -146,6 +172,7 @@ static struct configfs_attribute *dazukofs_group_attrs[] = {
 	&dazukofs_group_attr_id,
 	&dazukofs_group_attr_armed,
 	&dazukofs_group_attr_track,
+	&dazukofs_group_attr_grace_ms,
 	&dazukofs_group_attr_timeout_ms,
 	&dazukofs_group_attr_timeout_action,
 	&dazukofs_group_attr_open_error_action,

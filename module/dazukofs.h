@@ -15,6 +15,7 @@
 #include <linux/path.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 #include <uapi/linux/dazukofs.h>
 
 #include "compat.h"
@@ -125,8 +126,9 @@ extern struct dazukofs_stats dazukofs_global_stats;
  * @item: the group's configfs directory
  * @id: the group's number, N of /dev/dazukofs.N
  * @name: the configfs name
- * @lock: protects @queue, @in_hand, @dead, @armed, @track, @workers and
- *	   the state, holder and open_tries of each queued or held
+ * @lock: protects @queue, @in_hand, @dead, @armed, @track, @workers,
+ *	   @grace, @grace_end and the state, holder and open_tries of each
+ *	   queued or held
  *	   &struct dazukofs_gevent
  * @queue: events no worker has taken yet, oldest first
  * @in_hand: events read by a worker and not answered
@@ -139,6 +141,13 @@ extern struct dazukofs_stats dazukofs_global_stats;
  *	   its device file is released, and without workers the group is
  *	   inactive (events skip it)
  * @workers: open files of the group device
+ * @grace: a grace window is open: the tracked group has no worker but
+ *	   stays active until @grace_end (see dazukofs_worker_remove())
+ * @grace_end: when the grace window closes (jiffies)
+ * @grace_ms: how long a tracked group stays active without workers, 0 to
+ *	      go inactive at once (read without the lock)
+ * @grace_work: closes the grace window; cancelled, synchronously, by the
+ *		group's removal
  * @timeout_ms: how long an event may wait for this group's answer, 0 for
  *		ever (read without the lock when an event is posted)
  * @timeout_action: the verdict for an event not answered in time
@@ -160,6 +169,10 @@ struct dazukofs_group {
 	bool armed;
 	bool track;
 	unsigned int workers;
+	bool grace;
+	unsigned long grace_end;
+	unsigned int grace_ms;
+	struct delayed_work grace_work;
 	unsigned int timeout_ms;
 	int timeout_action;
 	int open_error_action;
@@ -255,6 +268,7 @@ void dazukofs_worker_add(struct dazukofs_reader *reader);
 void dazukofs_worker_remove(struct dazukofs_reader *reader);
 void dazukofs_group_set_track(struct dazukofs_group *group, bool track);
 void dazukofs_group_arm(struct dazukofs_group *group);
+void dazukofs_grace_expire(struct work_struct *work);
 bool dazukofs_group_active(const struct dazukofs_group *group);
 void dazukofs_return_event(struct dazukofs_gevent *ge);
 bool dazukofs_open_failed(struct dazukofs_gevent *ge, int err);

@@ -521,11 +521,15 @@ void dazukofs_drain_group(struct dazukofs_group *group)
 	}
 }
 
-/* Under the group's lock: does the group take part in events? */
+/*
+ * Under the group's lock: does the group take part in events?  A tracked
+ * group without workers does only during its grace window.
+ */
 bool dazukofs_group_active(const struct dazukofs_group *group)
 {
 	lockdep_assert_held(&group->lock);
-	return group->armed && (!group->track || group->workers);
+	return group->armed &&
+	       (!group->track || group->workers || group->grace);
 }
 
 /*
@@ -563,7 +567,13 @@ static void dazukofs_settle_skipped(struct dazukofs_group *group,
 	}
 }
 
-/* A worker opened the group device. */
+/**
+ * dazukofs_worker_add() - a worker opened the group device
+ * @reader: the worker
+ *
+ * The group is armed from now on.  A worker that comes back during a grace
+ * window closes it: the events that waited are its to take.
+ */
 void dazukofs_worker_add(struct dazukofs_reader *reader)
 {
 	struct dazukofs_group *group = reader->group;
@@ -571,7 +581,68 @@ void dazukofs_worker_add(struct dazukofs_reader *reader)
 	spin_lock(&group->lock);
 	group->workers++;
 	group->armed = true;
+	if (group->grace) {
+		group->grace = false;
+		/* If it runs already it finds no window open. */
+		cancel_delayed_work(&group->grace_work);
+	}
 	spin_unlock(&group->lock);
+}
+
+/*
+ * Under the group's lock, for a tracked group whose last worker left: keep
+ * it active for its grace_ms, if any.  Return: true if a window opened.
+ */
+static bool dazukofs_grace_start(struct dazukofs_group *group)
+{
+	unsigned int grace_ms = READ_ONCE(group->grace_ms);
+	unsigned long delay;
+
+	lockdep_assert_held(&group->lock);
+	if (group->dead || !group->armed || !group->track || group->workers ||
+	    !grace_ms)
+		return false;
+	delay = msecs_to_jiffies(grace_ms);
+	group->grace = true;
+	group->grace_end = jiffies + delay;
+	mod_delayed_work(system_wq, &group->grace_work, delay);
+	return true;
+}
+
+/**
+ * dazukofs_grace_expire() - the grace window of a group passed
+ * @work: the group's grace_work
+ *
+ * If no worker came back, the group goes inactive as it would have when
+ * its last worker left: its waiting events count as allowed.  The group's
+ * removal cancels this work synchronously after marking the group dead,
+ * so the group outlives it.
+ */
+void dazukofs_grace_expire(struct work_struct *work)
+{
+	struct dazukofs_group *group = container_of(to_delayed_work(work),
+						    struct dazukofs_group,
+						    grace_work);
+	LIST_HEAD(settle);
+	int skipped = 0;
+
+	spin_lock(&group->lock);
+	if (group->dead || !group->grace) {
+		spin_unlock(&group->lock);
+		return;
+	}
+	if (time_before(jiffies, group->grace_end)) {
+		/* Woken early: wait for the rest of the window. */
+		mod_delayed_work(system_wq, &group->grace_work,
+				 group->grace_end - jiffies);
+		spin_unlock(&group->lock);
+		return;
+	}
+	group->grace = false;
+	if (!dazukofs_group_active(group))
+		skipped = dazukofs_deactivate_locked(group, &settle);
+	spin_unlock(&group->lock);
+	dazukofs_settle_skipped(group, &settle, skipped);
 }
 
 /**
@@ -581,8 +652,10 @@ void dazukofs_worker_add(struct dazukofs_reader *reader)
  * Close, exit, crash or kill: in a tracked group the events it held go
  * back to the front of the queue, in the order it took them, for another
  * worker; if it was the last worker, the group goes inactive and its
- * waiting events count as allowed.  In an untracked group they stay in
- * hand, answerable by any worker (the 2009 semantics).
+ * waiting events count as allowed - unless the group has a grace_ms: then
+ * it stays active that long, its events waiting for a worker to come back
+ * (dazukofs_grace_expire() ends the window).  In an untracked group they
+ * stay in hand, answerable by any worker (the 2009 semantics).
  */
 void dazukofs_worker_remove(struct dazukofs_reader *reader)
 {
@@ -603,6 +676,8 @@ void dazukofs_worker_remove(struct dazukofs_reader *reader)
 		ge->state = DAZUKOFS_GE_QUEUED;
 		returned++;
 	}
+	if (!group->workers)
+		dazukofs_grace_start(group);
 	if (!dazukofs_group_active(group))
 		skipped = dazukofs_deactivate_locked(group, &settle);
 	spin_unlock(&group->lock);
@@ -635,7 +710,9 @@ void dazukofs_group_arm(struct dazukofs_group *group)
  * @group: the group
  * @track: the new setting
  *
- * A group tracked from now on with no worker goes inactive at once.
+ * A group tracked from now on with no worker goes inactive at once,
+ * unless a grace window is still open (tracking was switched off and on
+ * during it): then the window's end decides.
  */
 void dazukofs_group_set_track(struct dazukofs_group *group, bool track)
 {

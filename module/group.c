@@ -77,6 +77,7 @@ struct dazukofs_group *dazukofs_group_create(const char *name)
 	INIT_LIST_HEAD(&group->in_hand);
 	INIT_LIST_HEAD(&group->node);
 	init_waitqueue_head(&group->wq);
+	INIT_DELAYED_WORK(&group->grace_work, dazukofs_grace_expire);
 	/* Fail closed: a file no worker can open is not let through. */
 	group->open_error_action = DAZUKOFS_DENY;
 
@@ -135,6 +136,11 @@ void dazukofs_group_destroy(struct dazukofs_group *group)
 	up_write(&dazukofs_groups_rwsem);
 
 	dazukofs_drain_group(group);
+	/*
+	 * The group is dead: nobody queues its grace work any more.  Wait
+	 * for a running one, so that none outlives the group.
+	 */
+	cancel_delayed_work_sync(&group->grace_work);
 	dazukofs_dev_remove(group);
 	kobject_del(&group->kobj);
 	ida_free(&dazukofs_ida, group->id);

@@ -141,7 +141,10 @@ static ssize_t id_show(struct kobject *kobj, struct kobj_attribute *attr,
 
 static struct kobj_attribute dazukofs_group_id_attr = __ATTR_RO(id);
 
-/* 0 while the group is not armed or, tracked, has no worker: events skip it. */
+/*
+ * 0 while the group is not armed or, tracked, has no worker and no grace
+ * window open: events skip it.
+ */
 static ssize_t active_show(struct kobject *kobj, struct kobj_attribute *attr,
 			   char *buf)
 {
