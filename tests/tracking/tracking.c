@@ -221,6 +221,29 @@ static void test_config_attrs(void **state)
 	expect_attr("timeout_ms", "0");
 }
 
+static void test_config_grace_ms(void **state)
+{
+	static const char *const bad[] = { "-1", "abc", "600001", "1.5",
+					   "4294967296", "3s" };
+
+	(void)state;
+	assert_int_equal(group_setup("cfg-grace"), 0);
+	expect_attr("grace_ms", "0");
+	assert_int_equal(trk_cfg_write(cur_group, "grace_ms", "600000"), 0);
+	expect_attr("grace_ms", "600000");
+	assert_int_equal(trk_cfg_write(cur_group, "grace_ms", "3000\n"), 0);
+	expect_attr("grace_ms", "3000");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		int err = trk_cfg_write(cur_group, "grace_ms", bad[i]);
+
+		if (err != -EINVAL)
+			fail_msg("grace_ms=\"%s\": %d, want -EINVAL", bad[i], err);
+		expect_attr("grace_ms", "3000");
+	}
+	assert_int_equal(trk_cfg_write(cur_group, "grace_ms", "0"), 0);
+	expect_attr("grace_ms", "0");
+}
+
 /* ---- tracking ---- */
 
 /*
@@ -400,6 +423,159 @@ static void test_track_last_worker(void **state)
 	assert_int_equal(trk_answer(a, id, DAZUKOFS_DENY), 0);
 	assert_int_equal(trk_child_wait(o3, SHORT_MS), EPERM);
 	assert_int_equal(G("events"), 3);
+}
+
+/* ---- grace_ms ---- */
+
+/*
+ * A tracked group with a grace_ms whose last worker is killed stays active:
+ * the held event goes back to the queue, the waiting one stays, a new one
+ * queues, switching track off and on again orphans none, and a worker
+ * that comes back within the window gets them all, the held one first
+ * with its id; its verdicts reach the openers.
+ */
+static void test_track_grace_return(void **state)
+{
+	unsigned long ids[1], id, id2, id3;
+	pid_t o1, o2, o3, w;
+	int a;
+
+	(void)state;
+	assert_int_equal(group_setup("grace-ret"), 0);
+	assert_int_equal(trk_cfg_write(cur_group, "track", "1"), 0);
+	/* Long: the worker comes back well before, closing the window. */
+	assert_int_equal(trk_cfg_write(cur_group, "grace_ms", "60000"), 0);
+
+	a = dev_open();		/* a first worker: the group is active */
+	o1 = trk_opener(bad_path);
+	WAIT("waiting", 1);
+	w = spawn_worker(1, ids);	/* takes o1's event */
+	WAIT("in_hand", 1);
+	close_kept(a);		/* not the last worker: no window */
+	o2 = trk_opener(bad_path);
+	WAIT("waiting", 1);
+
+	assert_int_equal(kill(w, SIGKILL), 0);
+	assert_int_equal(trk_child_wait(w, SHORT_MS), -2);
+	WAIT("in_hand", 0);
+	WAIT("waiting", 2);
+	assert_int_equal(G("active"), 1);
+	assert_blocked(o1);
+	assert_blocked(o2);
+
+	/* New events queue during the window. */
+	o3 = trk_opener(bad_path);
+	WAIT("waiting", 3);
+	assert_blocked(o3);
+
+	/* Tracking off and on again during the window: nothing settles. */
+	assert_int_equal(trk_cfg_write(cur_group, "track", "0"), 0);
+	assert_int_equal(trk_cfg_write(cur_group, "track", "1"), 0);
+	assert_int_equal(G("active"), 1);
+	assert_int_equal(G("waiting"), 3);
+	assert_blocked(o1);
+
+	a = dev_open();
+	assert_int_equal(trk_read_event_wait(a, &id, SHORT_MS), 0);
+	assert_int_equal(id, ids[0]);
+	assert_int_equal(trk_read_event_wait(a, &id2, SHORT_MS), 0);
+	assert_int_equal(trk_read_event_wait(a, &id3, SHORT_MS), 0);
+	assert_true(id2 > ids[0]);
+	assert_true(id3 > id2);
+	assert_int_equal(trk_answer(a, id, DAZUKOFS_DENY), 0);
+	assert_int_equal(trk_answer(a, id2, DAZUKOFS_DENY), 0);
+	assert_int_equal(trk_answer(a, id3, DAZUKOFS_DENY), 0);
+	assert_int_equal(trk_child_wait(o1, SHORT_MS), EPERM);
+	assert_int_equal(trk_child_wait(o2, SHORT_MS), EPERM);
+	assert_int_equal(trk_child_wait(o3, SHORT_MS), EPERM);
+	WAIT("waiting", 0);
+	WAIT("in_hand", 0);
+	assert_int_equal(G("events"), 3);
+	assert_int_equal(G("denied"), 3);
+	assert_int_equal(G("allowed"), 0);
+	assert_int_equal(G("active"), 1);
+}
+
+/*
+ * The same with a plain close(), and no worker comes back: the openers
+ * wait out the window, then are allowed (counted as allowed, as without a
+ * grace_ms), the group goes inactive and new events skip it.
+ */
+static void test_track_grace_expires(void **state)
+{
+	unsigned long id;
+	long long t0, waited;
+	pid_t o1, o2, o3;
+	int a;
+
+	(void)state;
+	assert_int_equal(group_setup("grace-exp"), 0);
+	assert_int_equal(trk_cfg_write(cur_group, "track", "1"), 0);
+	assert_int_equal(trk_cfg_write(cur_group, "grace_ms", "3000"), 0);
+	a = dev_open();
+	o1 = trk_opener(bad_path);
+	assert_int_equal(trk_read_event_wait(a, &id, SHORT_MS), 0);
+	WAIT("in_hand", 1);
+	o2 = trk_opener(bad_path);
+	WAIT("waiting", 1);
+
+	t0 = trk_now_ms();
+	close_kept(a);	/* the last worker */
+	WAIT("in_hand", 0);
+	WAIT("waiting", 2);
+	assert_blocked(o1);
+	assert_blocked(o2);
+	assert_int_equal(trk_child_wait(o1, SHORT_MS + 3000), 0);
+	waited = trk_now_ms() - t0;
+	assert_int_equal(trk_child_wait(o2, SHORT_MS), 0);
+	if (waited < 2900)
+		fail_msg("openers released after %lld ms, grace_ms is 3000",
+			 waited);
+	WAIT("active", 0);
+	WAIT("waiting", 0);
+	assert_int_equal(G("allowed"), 2);
+	assert_int_equal(G("denied"), 0);
+
+	/* Inactive now: skipped. */
+	o3 = trk_opener(bad_path);
+	assert_int_equal(trk_child_wait(o3, SHORT_MS), 0);
+	assert_int_equal(G("events"), 2);
+}
+
+/*
+ * rmdir during a grace window settles the waiting events at once (the
+ * window's work is cancelled with the group); a device file that outlives
+ * the rmdir opens no window when closed.
+ */
+static void test_track_grace_rmdir(void **state)
+{
+	pid_t o;
+	int a, b;
+
+	(void)state;
+	assert_int_equal(group_setup("grace-rm"), 0);
+	assert_int_equal(trk_cfg_write(cur_group, "track", "1"), 0);
+	assert_int_equal(trk_cfg_write(cur_group, "grace_ms", "600000"), 0);
+	a = dev_open();
+	close_kept(a);
+	WAIT("active", 1);
+	o = trk_opener(bad_path);
+	WAIT("waiting", 1);
+	assert_blocked(o);
+	assert_int_equal(trk_group_remove(cur_group), 0);
+	assert_int_equal(trk_child_wait(o, SHORT_MS), 0);
+
+	/* A device file open over the rmdir, closed after it. */
+	assert_int_equal(group_setup("grace-rm"), 0);
+	assert_int_equal(trk_cfg_write(cur_group, "track", "1"), 0);
+	assert_int_equal(trk_cfg_write(cur_group, "grace_ms", "600000"), 0);
+	b = dev_open();
+	o = trk_opener(bad_path);
+	WAIT("waiting", 1);
+	assert_int_equal(trk_group_remove(cur_group), 0);
+	assert_int_equal(trk_child_wait(o, SHORT_MS), 0);
+	close_kept(b);
+	cur_group[0] = 0;
 }
 
 /*
@@ -893,6 +1069,10 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_track_close_requeues, teardown),
 		cmocka_unit_test_teardown(test_track_answer_from_other_file, teardown),
 		cmocka_unit_test_teardown(test_track_last_worker, teardown),
+		cmocka_unit_test_teardown(test_config_grace_ms, teardown),
+		cmocka_unit_test_teardown(test_track_grace_return, teardown),
+		cmocka_unit_test_teardown(test_track_grace_expires, teardown),
+		cmocka_unit_test_teardown(test_track_grace_rmdir, teardown),
 		cmocka_unit_test_teardown(test_armed_by_first_worker, teardown),
 		cmocka_unit_test_teardown(test_armed_by_hand, teardown),
 		cmocka_unit_test_teardown(test_untracked_close_keeps, teardown),
