@@ -68,6 +68,12 @@ void dazukofs_set_paths(const struct dazukofs_paths *paths);
 int dazukofs_group_create(const char *name,
 			  const struct dazukofs_group_config *config);
 int dazukofs_group_delete(const char *name);
+/*
+ * How long (ms, at most 600000) a tracked group whose last worker went
+ * stays active for a worker to come back; 0 (the default) goes inactive at
+ * once.  -1/EOPNOTSUPP if the module is too old to know grace_ms.
+ */
+int dazukofs_group_set_grace(const char *name, unsigned int ms);
 /* Fills up to max infos, returns how many groups exist (may be > max). */
 int dazukofs_group_list(struct dazukofs_group_info *infos, size_t max);
 int dazukofs_group_info(const char *name, struct dazukofs_group_info *info);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * Groups: directories in configfs (DAZUKOFS_CONFIGFS_ROOT/NAME) whose
- * attributes id, track, timeout_ms and timeout_action are the settings.
+ * attributes id, track, timeout_ms and timeout_action are the settings
+ * (and grace_ms, set on its own by dazukofs_group_set_grace()).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -109,6 +110,61 @@ undo:
 	rmdir(path);
 	errno = err;
 	return -1;
+}
+
+/* The kernel's limit (module/configfs.c, DAZUKOFS_GRACE_MS_MAX). */
+#define DZ_GRACE_MS_MAX (10U * 60 * 1000)
+
+DZ_EXPORT int dazukofs_group_set_grace(const char *name, unsigned int ms)
+{
+	char what[DZ_WHAT_MAX], path[DZ_PATH_MAX], num[32];
+	ssize_t n;
+	size_t len;
+	int fd, err;
+
+	snprintf(what, sizeof(what), "cannot set grace_ms of group '%.80s'",
+		 name ? name : "(null)");
+	if (!dz_check_name(what, name))
+		return -1;
+	if (ms > DZ_GRACE_MS_MAX) {
+		dz_fail_plain(EINVAL,
+			      "%s: grace_ms %u is more than 10 minutes (600000)",
+			      what, ms);
+		return -1;
+	}
+	if (dz_path(path, sizeof(path), DZ_CONFIGFS, "/%s/grace_ms", name))
+		return -1;
+	/* No O_CREAT: a module without grace_ms must not look like one. */
+	/* O_TRUNC as a shell redirection does: harmless on configfs. */
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT) {
+		struct stat st;
+
+		if (dz_path(path, sizeof(path), DZ_CONFIGFS, "/%s", name))
+			return -1;
+		if (stat(path, &st) == 0) {
+			dz_fail_plain(EOPNOTSUPP,
+				      "%s: the dazukofs module has no grace_ms (too old)",
+				      what);
+			return -1;
+		}
+		dz_fail(ENOENT, "%s: %s", what, path);
+		return -1;
+	}
+	if (fd < 0) {
+		dz_fail(errno, "%s: open %s", what, path);
+		return -1;
+	}
+	snprintf(num, sizeof(num), "%u", ms);
+	len = strlen(num);
+	n = write(fd, num, len);
+	err = n < 0 ? errno : EIO;
+	close(fd);
+	if (n != (ssize_t)len) {
+		dz_fail(err, "%s: write '%s' to %s", what, num, path);
+		return -1;
+	}
+	return 0;
 }
 
 DZ_EXPORT int dazukofs_group_delete(const char *name)

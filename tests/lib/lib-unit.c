@@ -115,6 +115,42 @@ static void test_create_bad(void **state)
 	assert_int_equal(stat(path, &st), -1);	/* nothing left behind */
 }
 
+static void test_set_grace(void **state)
+{
+	struct fake *f = *state;
+
+	assert_int_equal(dazukofs_group_create("g", NULL), 0);
+	/* A module that knows grace_ms shows the attribute, 0 by default. */
+	fake_write(f->configfs, "g/grace_ms", "0\n");
+	assert_int_equal(dazukofs_group_set_grace("g", 30000), 0);
+	assert_string_equal(fake_read(f->configfs, "g/grace_ms"), "30000");
+	assert_int_equal(dazukofs_group_set_grace("g", 600000), 0);
+	assert_string_equal(fake_read(f->configfs, "g/grace_ms"), "600000");
+	assert_int_equal(dazukofs_group_set_grace("g", 0), 0);
+	assert_string_equal(fake_read(f->configfs, "g/grace_ms"), "0");
+
+	errno = 0;
+	assert_int_equal(dazukofs_group_set_grace("g", 600001), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_msg("cannot set grace_ms of group 'g': grace_ms 600001 is more than 10 minutes");
+	assert_string_equal(fake_read(f->configfs, "g/grace_ms"), "0");
+	assert_int_equal(dazukofs_group_set_grace("a b", 1), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(dazukofs_group_set_grace(NULL, 1), -1);
+	assert_int_equal(errno, EINVAL);
+
+	/* No such group. */
+	assert_int_equal(dazukofs_group_set_grace("nope", 1), -1);
+	assert_int_equal(errno, ENOENT);
+	assert_msg("cannot set grace_ms of group 'nope': ");
+
+	/* The group exists, the attribute does not: an older module. */
+	assert_int_equal(dazukofs_group_create("old", NULL), 0);
+	assert_int_equal(dazukofs_group_set_grace("old", 1), -1);
+	assert_int_equal(errno, EOPNOTSUPP);
+	assert_msg("has no grace_ms");
+}
+
 static void test_create_root_missing(void **state)
 {
 	struct fake *f = *state;
@@ -507,6 +543,7 @@ int main(void)
 		T(test_create_exists),
 		T(test_create_bad),
 		T(test_create_root_missing),
+		T(test_set_grace),
 		T(test_info_list),
 		T(test_info_errors),
 		T(test_delete),
