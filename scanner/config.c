@@ -13,6 +13,7 @@
 
 #define DAZUKOFS_GROUP_NAME_MAX 64
 #define TIMEOUT_MS_MAX (24U * 60 * 60 * 1000)
+#define GRACE_MS_MAX (10U * 60 * 1000)		/* the kernel's limit */
 #define MAX_SCAN_TIME_DEFAULT_MS 120000U
 
 static char *xstrdup(const char *s)
@@ -49,6 +50,8 @@ void config_init(struct config *cfg)
 	cfg->timeout_ms = 30000;
 	cfg->timeout_action = VERDICT_ALLOW;
 	cfg->track = 1;
+	/* A restart (RestartSec=2s) plus loading the signatures, and margin. */
+	cfg->grace_ms = 30000;
 	cfg->source = SOURCE_DAZUKOFS;
 	cfg->cache_size = 65536;
 	cfg->clamav_cache = 1;
@@ -324,6 +327,11 @@ int config_set(struct config *cfg, const char *key_in, const char *value,
 	} else if (!strcmp(key, "track")) {
 		if (config_parse_bool(value, &cfg->track))
 			FAIL("track: '%s' is not yes or no", value);
+	} else if (!strcmp(key, "grace_ms")) {
+		if (config_parse_uint(value, GRACE_MS_MAX, &u))
+			FAIL("grace_ms: '%s' is not a number from 0 to %u",
+			     value, GRACE_MS_MAX);
+		cfg->grace_ms = (unsigned int)u;
 	} else if (!strcmp(key, "source")) {
 		if (!strcmp(value, "dazukofs"))
 			cfg->source = SOURCE_DAZUKOFS;
@@ -465,6 +473,8 @@ void config_usage(FILE *out, const char *prog)
 "      --timeout-ms MS        group verdict timeout, 0 waits for ever (default 30000)\n"
 "      --timeout-action allow|deny  verdict of a timed-out event (default allow)\n"
 "      --track yes|no         crash-tracked group (default yes)\n"
+"      --grace-ms MS          tracked group: how long its events wait for a\n"
+"                             restarted scanner, 0 to 600000 (default 30000)\n"
 "      --cache-size N         verdict cache entries, 0 disables (default 65536)\n"
 "      --clamav-cache yes|no  libclamav's cache of clean file hashes (default yes)\n"
 "      --status-interval-ms MS  how often the status line is updated (default 5000)\n"
@@ -497,6 +507,7 @@ static const struct option long_opts[] = {
 	{ "timeout-ms", required_argument, NULL, 0 },
 	{ "timeout-action", required_argument, NULL, 0 },
 	{ "track", required_argument, NULL, 0 },
+	{ "grace-ms", required_argument, NULL, 0 },
 	{ "cache-size", required_argument, NULL, 0 },
 	{ "clamav-cache", required_argument, NULL, 0 },
 	{ "status-interval-ms", required_argument, NULL, 0 },

@@ -59,6 +59,7 @@ struct config {
 	unsigned int timeout_ms;
 	enum verdict timeout_action;
 	int track;
+	unsigned int grace_ms;		/* the group's grace_ms (tracked) */
 	enum source_kind source;
 	char *fanotify_mount;
 	int foreground;

@@ -179,6 +179,29 @@ static void dz_close(struct source *src)
 	src->priv = NULL;
 }
 
+/*
+ * The group's grace_ms: how long, after we die, files opened meanwhile
+ * wait for the next run instead of passing unscanned.  Set on every start,
+ * also of a group taken over: the next crash gets this run's setting.  A
+ * module too old to know it leaves the group without a grace window; that
+ * is worth a warning, not a refusal to scan.
+ */
+static void dz_set_grace(const struct config *cfg)
+{
+	if (dazukofs_group_set_grace(cfg->group, cfg->grace_ms)) {
+		if (errno == EOPNOTSUPP && !cfg->grace_ms)
+			return;
+		log_warning("%s; a restart lets files opened meanwhile through unscanned",
+			    dazukofs_strerror());
+		return;
+	}
+	if (cfg->grace_ms && !cfg->track)
+		log_notice("group '%s': grace_ms=%u has no effect with track=no",
+			   cfg->group, cfg->grace_ms);
+	else
+		log_info("group '%s': grace_ms=%u", cfg->group, cfg->grace_ms);
+}
+
 /* Create the group, or take over one a crashed run left behind. */
 static int dz_start(struct source *src, char *err, size_t errlen)
 {
@@ -207,6 +230,7 @@ static int dz_start(struct source *src, char *err, size_t errlen)
 		goto fail;
 started:
 	((struct dz_source *)src->priv)->started = 1;
+	dz_set_grace(cfg);
 	return 0;
 fail:
 	snprintf(err, errlen, "%s", dazukofs_strerror());

@@ -8,9 +8,9 @@
 # file opens; EICAR gets EPERM and a FOUND line; a clean file changed to
 # infected is caught; after SIGHUP with a new signature in the database a
 # file that was clean is caught; kill -9 of the scanner under load loses
-# no verdict (every opener returns, group counters add up) and a restart
-# re-arms the tracked group; SIGTERM removes the group.  Every wait is on
-# a log line or a sysfs counter, with a deadline.
+# no verdict (every opener returns, group counters add up; grace_ms 0)
+# and a restart re-arms the tracked group; SIGTERM removes the group.
+# Every wait is on a log line or a sysfs counter, with a deadline.
 set -u
 SRC=${DAZUKOFS_SRC:?}
 SCANNER=${DAZUKOFS_BUILD:?}/scanner/dazuko-clamscan
@@ -26,6 +26,7 @@ GS=/sys/fs/dazukofs/groups/$G
 WORKERS=2
 LOG=$OUT/scanner.log
 PID=
+GRACE=0		# the scanner's --grace-ms
 mkdir -p "$OUT"
 : > "$LOG"
 
@@ -42,7 +43,8 @@ gs() { cat "$GS/$1"; }
 
 start_scanner() {
 	"$SCANNER" -f -c /dev/null --group "$G" --workers "$WORKERS" \
-		--database "$DB" --log-level debug --timeout-ms 0 >>"$LOG" 2>&1 &
+		--database "$DB" --log-level debug --timeout-ms 0 \
+		--grace-ms "$GRACE" >>"$LOG" 2>&1 &
 	PID=$!
 }
 
@@ -71,6 +73,7 @@ start_scanner
 wait_log 120 "$LOG" 'notice: ready:'
 echo "scanner ready in $(( $(now_ms) - t0 )) ms"
 [ "$(cat /sys/kernel/config/dazukofs/$G/track)" = 1 ] || fail "group not tracked"
+[ "$(cat /sys/kernel/config/dazukofs/$G/grace_ms)" = 0 ] || fail "grace_ms not 0"
 wait_for 10 "readers == $WORKERS" counter_is "$GS/readers" "$WORKERS"
 pass "readers == $WORKERS: every worker holds the group device"
 

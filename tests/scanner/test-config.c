@@ -53,6 +53,7 @@ static void test_defaults(void **state)
 	assert_int_equal(cfg.on_error, VERDICT_ALLOW);
 	assert_int_equal(cfg.source, SOURCE_DAZUKOFS);
 	assert_int_equal(cfg.track, 1);
+	assert_int_equal(cfg.grace_ms, 30000);
 	assert_int_equal(cfg.clamav_cache, 1);
 	config_free(&cfg);
 }
@@ -79,6 +80,7 @@ static void test_good_file(void **state)
 		"timeout_ms = 0\n"
 		"timeout_action = deny\n"
 		"track = no\n"
+		"grace_ms = 5000\n"
 		"cache_size = 10\n"
 		"clamav_cache = no\n"
 		"source = fanotify\n"
@@ -98,6 +100,7 @@ static void test_good_file(void **state)
 	assert_int_equal(cfg.timeout_ms, 0);
 	assert_int_equal(cfg.timeout_action, VERDICT_DENY);
 	assert_int_equal(cfg.track, 0);
+	assert_int_equal(cfg.grace_ms, 5000);
 	assert_int_equal(cfg.cache_size, 10);
 	assert_int_equal(cfg.clamav_cache, 0);
 	assert_int_equal(cfg.source, SOURCE_FANOTIFY);
@@ -126,6 +129,8 @@ static void test_bad_lines(void **state)
 		{ "on_error = maybe\n", ":1:", "allow or deny" },
 		{ "timeout_action = Allow\n", ":1:", "allow or deny" },
 		{ "timeout_ms = 86400001\n", ":1:", "timeout_ms" },
+		{ "grace_ms = 600001\n", ":1:", "grace_ms: '600001' is not a number from 0 to 600000" },
+		{ "grace_ms = -1\n", ":1:", "grace_ms" },
 		{ "include = relative/path\n", ":1:", "absolute" },
 		{ "exclude = /a//b\n", ":1:", "canonical absolute" },
 		{ "include = /srv/./x\n", ":1:", "canonical" },
