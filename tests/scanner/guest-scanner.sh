@@ -9,8 +9,11 @@
 # infected is caught; after SIGHUP with a new signature in the database a
 # file that was clean is caught; kill -9 of the scanner under load loses
 # no verdict (every opener returns, group counters add up; grace_ms 0)
-# and a restart re-arms the tracked group; SIGTERM removes the group.
-# Every wait is on a log line or a sysfs counter, with a deadline.
+# and a restart re-arms the tracked group; with grace_ms set, an EICAR
+# file opened while the scanner is dead (after kill -9, before the
+# restart) waits and is denied by the restarted scanner, and a clean file
+# opened then is allowed by it; SIGTERM removes the group.  Every wait is
+# on a log line or a sysfs counter, with a deadline.
 set -u
 SRC=${DAZUKOFS_SRC:?}
 SCANNER=${DAZUKOFS_BUILD:?}/scanner/dazuko-clamscan
@@ -141,15 +144,48 @@ ev=$(gs events) al=$(gs allowed) de=$(gs denied) ca=$(gs cancelled) to=$(gs time
 	fail "events=$ev != allowed=$al + denied=$de + cancelled=$ca + timeouts=$to"
 pass "kill -9: every opener returned, events=$ev = allowed=$al + denied=$de + cancelled=$ca + timeouts=$to"
 
-# restart: the group left behind is served again
+# restart: the group left behind is served again, now with a grace_ms
+GRACE=120000
 start_scanner
 wait_log 120 "$LOG" "group '$G' exists already; serving it"
 wait_log 120 "$LOG" 'notice: ready:' 2
 wait_for 10 "group active" counter_is "$GS/active" 1
 wait_for 10 "readers == $WORKERS" counter_is "$GS/readers" "$WORKERS"
+[ "$(cat /sys/kernel/config/dazukofs/$G/grace_ms)" = $GRACE ] ||
+	fail "grace_ms $(cat /sys/kernel/config/dazukofs/$G/grace_ms), not $GRACE"
 expect_denied "$M/eicar.com"
 expect_allowed "$M/clean.txt"
 pass "restart re-armed the tracked group"
+
+# grace_ms: kill -9, then open EICAR and a clean file while no scanner
+# runs: both wait (the group stays active), and the restarted scanner,
+# which loads its signatures before it serves the group, scans them: EICAR
+# is denied, not let through.
+found0=$(grep -c "FOUND .* path=$L/eicar.com " "$LOG")
+de0=$(gs denied)
+kill -9 "$PID"
+wait "$PID" 2>/dev/null
+PID=
+wait_for 30 "readers == 0" counter_is "$GS/readers" 0
+wait_for 10 "in_hand == 0" counter_is "$GS/in_hand" 0
+[ "$(gs active)" = 1 ] || fail "group inactive at once despite grace_ms=$GRACE"
+w0=$(gs waiting)
+( opens "$M/eicar.com" && exit 0; exit 1 ) & oe=$!
+( opens "$M/clean.txt" && exit 0; exit 1 ) & oc=$!
+wait_for 30 "2 openers waiting" counter_is "$GS/waiting" $((w0 + 2))
+kill -0 "$oe" 2>/dev/null || fail "EICAR opener did not wait for the scanner"
+kill -0 "$oc" 2>/dev/null || fail "clean opener did not wait for the scanner"
+[ "$(gs active)" = 1 ] || fail "group went inactive within grace_ms"
+start_scanner
+wait_log 120 "$LOG" "group '$G' exists already; serving it" 2
+wait "$oe" && fail "EICAR opened while the scanner was dead was let through"
+wait "$oc" || fail "clean file opened while the scanner was dead was denied"
+wait_log 120 "$LOG" 'notice: ready:' 3
+log_has "$LOG" "FOUND .* path=$L/eicar.com " $((found0 + 1)) ||
+	fail "no FOUND line of the restarted scanner for the waiting EICAR"
+[ "$(gs denied)" -ge $((de0 + 1)) ] || fail "denied did not grow"
+wait_for 10 "waiting == 0" counter_is "$GS/waiting" 0
+pass "grace_ms: EICAR opened while the scanner was dead waited and was denied by the restarted one"
 
 # clean stop removes the group
 kill -TERM "$PID"
