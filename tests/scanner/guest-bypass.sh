@@ -38,7 +38,7 @@ dz_load || fail "loading the module"
 CORE_TMP=/mnt/bypass-core
 mkdir -p "$CORE_TMP"
 mount -t tmpfs bypass-core "$CORE_TMP" || fail "mount tmpfs for scanner-test-core"
-TMPDIR=$CORE_TMP DAZUKOFS_COARSE_TIMESTAMPS=1 \
+TMPDIR=$CORE_TMP \
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	"$BUILD/tests/scanner/scanner-test-core" "$DB" ||
