@@ -89,36 +89,40 @@ static ssize_t dazukofs_group_grace_ms_store(struct config_item *item,
 }
 CONFIGFS_ATTR(dazukofs_group_, grace_ms);
 
-/* "allow" or "deny": DAZUKOFS_ALLOW or DAZUKOFS_DENY, else -EINVAL. */
-static int dazukofs_parse_action(const char *page)
+/* An action attribute's value: "allow" or "deny". */
+static ssize_t dazukofs_action_show(char *page, const int *action)
+{
+	return sysfs_emit(page, "%s\n",
+			  READ_ONCE(*action) == DAZUKOFS_DENY ? "deny" : "allow");
+}
+
+/* Set an action attribute from "allow" or "deny"; else -EINVAL. */
+static ssize_t dazukofs_action_store(int *action, const char *page,
+				     size_t count)
 {
 	if (sysfs_streq(page, "allow"))
-		return DAZUKOFS_ALLOW;
-	if (sysfs_streq(page, "deny"))
-		return DAZUKOFS_DENY;
-	return -EINVAL;
+		WRITE_ONCE(*action, DAZUKOFS_ALLOW);
+	else if (sysfs_streq(page, "deny"))
+		WRITE_ONCE(*action, DAZUKOFS_DENY);
+	else
+		return -EINVAL;
+	return count;
 }
 
 /* "allow" or "deny": the verdict for an event not answered in time. */
 static ssize_t dazukofs_group_timeout_action_show(struct config_item *item,
 						  char *page)
 {
-	int action = READ_ONCE(to_dazukofs_group(item)->timeout_action);
-
-	return sysfs_emit(page, "%s\n",
-			  action == DAZUKOFS_DENY ? "deny" : "allow");
+	return dazukofs_action_show(page,
+				    &to_dazukofs_group(item)->timeout_action);
 }
 
 static ssize_t dazukofs_group_timeout_action_store(struct config_item *item,
 						   const char *page,
 						   size_t count)
 {
-	int action = dazukofs_parse_action(page);
-
-	if (action < 0)
-		return action;
-	WRITE_ONCE(to_dazukofs_group(item)->timeout_action, action);
-	return count;
+	return dazukofs_action_store(&to_dazukofs_group(item)->timeout_action,
+				     page, count);
 }
 CONFIGFS_ATTR(dazukofs_group_, timeout_action);
 
@@ -129,22 +133,16 @@ CONFIGFS_ATTR(dazukofs_group_, timeout_action);
 static ssize_t dazukofs_group_open_error_action_show(struct config_item *item,
 						     char *page)
 {
-	int action = READ_ONCE(to_dazukofs_group(item)->open_error_action);
-
-	return sysfs_emit(page, "%s\n",
-			  action == DAZUKOFS_DENY ? "deny" : "allow");
+	return dazukofs_action_show(page,
+				    &to_dazukofs_group(item)->open_error_action);
 }
 
 static ssize_t dazukofs_group_open_error_action_store(struct config_item *item,
 						      const char *page,
 						      size_t count)
 {
-	int action = dazukofs_parse_action(page);
-
-	if (action < 0)
-		return action;
-	WRITE_ONCE(to_dazukofs_group(item)->open_error_action, action);
-	return count;
+	return dazukofs_action_store(&to_dazukofs_group(item)->open_error_action,
+				     page, count);
 }
 CONFIGFS_ATTR(dazukofs_group_, open_error_action);
 

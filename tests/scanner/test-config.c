@@ -11,6 +11,8 @@
 
 #include <cmocka.h>
 
+#include "capture.h"
+
 #include "config.h"
 #include "log.h"
 
@@ -204,22 +206,12 @@ static char *load_logged(struct config *cfg, const char *text, int *rc,
 	static char out[4096];
 	char err[CONFIG_ERR_MAX] = "";
 	char *path = write_tmp(text, strlen(text));
-	FILE *tmp = tmpfile();
-	int saved = dup(STDERR_FILENO);
-	size_t n;
+	struct stderr_capture c;
 
-	assert_non_null(tmp);
 	log_init(LOG_LVL_INFO, 0);
-	fflush(stderr);
-	assert_true(dup2(fileno(tmp), STDERR_FILENO) >= 0);
+	capture_begin(&c);
 	*rc = config_load_file(cfg, path, 1, err, sizeof(err));
-	fflush(stderr);
-	assert_true(dup2(saved, STDERR_FILENO) >= 0);
-	close(saved);
-	rewind(tmp);
-	n = fread(out, 1, sizeof(out) - 1, tmp);
-	out[n] = 0;
-	fclose(tmp);
+	capture_end(&c, out, sizeof(out));
 	unlink(path);
 	*path_out = path;
 	return out;

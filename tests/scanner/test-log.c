@@ -10,6 +10,8 @@
 
 #include <cmocka.h>
 
+#include "capture.h"
+
 #include "log.h"
 
 static void expect_escaped(const char *in, const char *want)
@@ -63,27 +65,15 @@ static void test_escape_bounded(void **state)
 	assert_int_equal(out[0], 'Z');
 }
 
-/* What fn(arg) writes to stderr. */
+/* What fn() writes to stderr. */
 static char *capture_stderr(void (*fn)(void))
 {
 	static char buf[8192];
-	FILE *tmp = tmpfile();
-	int saved = dup(STDERR_FILENO);
-	size_t n;
+	struct stderr_capture c;
 
-	assert_non_null(tmp);
-	assert_true(saved >= 0);
-	fflush(stderr);
-	assert_true(dup2(fileno(tmp), STDERR_FILENO) >= 0);
+	capture_begin(&c);
 	fn();
-	fflush(stderr);
-	assert_true(dup2(saved, STDERR_FILENO) >= 0);
-	close(saved);
-	rewind(tmp);
-	n = fread(buf, 1, sizeof(buf) - 1, tmp);
-	buf[n] = 0;
-	fclose(tmp);
-	return buf;
+	return capture_end(&c, buf, sizeof(buf));
 }
 
 static const char forged_path[] =
