@@ -15,6 +15,25 @@ if(NOT DEFINED CACHE{DAZUKOFS_KERNELS})
 endif()
 message(STATUS "DazukoFS kernels: ${DAZUKOFS_KERNELS}")
 
+# The KASAN + lockdep kernel (scripts/kernels debug), if installed: the module
+# is built for it too and the kernel suites also run on it (vm-NAME-debug).
+# -DDAZUKOFS_DEBUG_KERNEL= (empty) turns that off.
+if(NOT DEFINED CACHE{DAZUKOFS_DEBUG_KERNEL})
+  execute_process(COMMAND ${CMAKE_SOURCE_DIR}/scripts/kernels debug
+    OUTPUT_VARIABLE _dbg ERROR_QUIET RESULT_VARIABLE _rc
+    OUTPUT_STRIP_TRAILING_WHITESPACE)
+  if(NOT _rc EQUAL 0)
+    set(_dbg "")
+  endif()
+  set(DAZUKOFS_DEBUG_KERNEL "${_dbg}" CACHE STRING
+    "Debug kernel release to also build and test the module for (empty: none)")
+endif()
+if(DAZUKOFS_DEBUG_KERNEL)
+  message(STATUS "DazukoFS debug kernel: ${DAZUKOFS_DEBUG_KERNEL}")
+else()
+  message(STATUS "DazukoFS debug kernel: none (scripts/kernels debug)")
+endif()
+
 file(GLOB DAZUKOFS_MODULE_SOURCES CONFIGURE_DEPENDS
   ${CMAKE_SOURCE_DIR}/module/* ${CMAKE_SOURCE_DIR}/include/uapi/linux/dazukofs.h)
 list(APPEND DAZUKOFS_MODULE_SOURCES ${CMAKE_SOURCE_DIR}/Kbuild)
@@ -31,7 +50,9 @@ function(dazukofs_kernel_series rel out)
 endfunction()
 
 set(_kos)
-foreach(rel IN LISTS DAZUKOFS_KERNELS)
+set(_kmod_rels ${DAZUKOFS_KERNELS} ${DAZUKOFS_DEBUG_KERNEL})
+list(REMOVE_DUPLICATES _kmod_rels)
+foreach(rel IN LISTS _kmod_rels)
   set(_dir ${CMAKE_BINARY_DIR}/kmod/${rel})
   set(_ko ${_dir}/module/dazukofs.ko)
   add_custom_command(OUTPUT ${_ko}

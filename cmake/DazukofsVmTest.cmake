@@ -1,15 +1,32 @@
 # SPDX-License-Identifier: GPL-2.0
-# dazukofs_add_vm_test(NAME GUEST_SCRIPT [TIMEOUT seconds])
+# dazukofs_add_vm_test(NAME GUEST_SCRIPT [TIMEOUT seconds] [DEBUG])
 #
 # Adds ctest tests vm-NAME-6.1 and vm-NAME-6.12 (for the series among
 # DAZUKOFS_KERNELS) that run GUEST_SCRIPT in a VM with tests/vm/run-vm
 # (TIMEOUT: the guest's time limit, default 600 s). Logs and DAZUKOFS_OUT:
 # ${CMAKE_BINARY_DIR}/vm-logs/NAME-SERIES/. Tests are labelled "vm" and take
 # 1 processor each, so `ctest -j2` runs at most two VMs at once.
+#
+# DEBUG (the kernel suites): also vm-NAME-debug on DAZUKOFS_DEBUG_KERNEL, if
+# one is installed, labelled "vm;debug", with DAZUKOFS_DEBUG_SLOWDOWN times
+# the time limit: KASAN and lockdep make it 2-3x slower than Debian's.
+set(DAZUKOFS_DEBUG_SLOWDOWN 4)
 function(dazukofs_add_vm_test name script)
-  cmake_parse_arguments(PARSE_ARGV 2 VT "" "TIMEOUT" "")
+  cmake_parse_arguments(PARSE_ARGV 2 VT "DEBUG" "TIMEOUT" "")
   if(NOT VT_TIMEOUT)
     set(VT_TIMEOUT 600)
+  endif()
+  if(VT_DEBUG AND DAZUKOFS_DEBUG_KERNEL)
+    math(EXPR _dbg_timeout "${VT_TIMEOUT} * ${DAZUKOFS_DEBUG_SLOWDOWN}")
+    math(EXPR _dbg_ctest_timeout "${_dbg_timeout} + 120")
+    add_test(NAME vm-${name}-debug
+      COMMAND ${CMAKE_SOURCE_DIR}/tests/vm/run-vm
+              --kernel-image /boot/vmlinuz-${DAZUKOFS_DEBUG_KERNEL}
+              --krel ${DAZUKOFS_DEBUG_KERNEL}
+              --build ${CMAKE_BINARY_DIR} --script ${script} --name ${name}
+              --timeout ${_dbg_timeout} --quiet)
+    set_tests_properties(vm-${name}-debug PROPERTIES
+      TIMEOUT ${_dbg_ctest_timeout} PROCESSORS 1 LABELS "vm;debug")
   endif()
   math(EXPR _ctest_timeout "${VT_TIMEOUT} + 120")
   set(_done)
