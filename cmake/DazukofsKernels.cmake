@@ -72,5 +72,22 @@ foreach(rel IN LISTS _kmod_rels)
             -DDST=${CMAKE_BINARY_DIR}/kmod-warnings/${rel} -DREL=${rel}
             -P ${CMAKE_SOURCE_DIR}/cmake/DazukofsKmodWarnings.cmake)
   set_tests_properties(kmod-warnings-${rel} PROPERTIES TIMEOUT 600 LABELS kmod)
+
+  # What the compile-test probes must find: everything since 6.3 for 6.12,
+  # none of it for 6.1 (see module/compat.h for each feature's version).
+  dazukofs_kernel_series(${rel} _series)
+  if(_series STREQUAL "6.12")
+    set(_expect MNT_IDMAP ITER_WRITE_FREEZE COPY_SPLICE_READ KERNEL_TMPFILE_OPEN
+        GET_INODE_ACL)
+  elseif(_series STREQUAL "6.1")
+    set(_expect "")
+  else()
+    continue()
+  endif()
+  add_test(NAME kmod-probes-${rel}
+    COMMAND ${CMAKE_COMMAND} -DPROBES=${_dir}/module/probes.txt
+            "-DEXPECT=${_expect}" -DREL=${rel}
+            -P ${CMAKE_SOURCE_DIR}/cmake/DazukofsCheckProbes.cmake)
+  set_tests_properties(kmod-probes-${rel} PROPERTIES LABELS kmod)
 endforeach()
 add_custom_target(kmod ALL DEPENDS ${_kos})

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Compile-test probes of the kernel API, one per DAZUKOFS_HAVE_* macro.
+ *
+ * Never built into the module: module/Kbuild compiles this file once per
+ * probe, with the kernel's own flags and -DPROBE_<NAME>, and defines
+ * DAZUKOFS_HAVE_<NAME> when that compiles.  A probe uses the feature the
+ * way module/compat.h does, so that the answer cannot come from a comment
+ * or a stale declaration in a header.
+ */
+#include <linux/fs.h>
+#include <linux/mount.h>
+#include <linux/splice.h>
+
+#ifdef PROBE_SANITY
+/* Compiles everywhere: if it does not, the probes themselves are broken. */
+int dazukofs_probe(struct file *file);
+int dazukofs_probe(struct file *file)
+{
+	return !!file_inode(file);
+}
+#endif
+
+#ifdef PROBE_MNT_IDMAP
+/* v6.3 "fs: port to struct mnt_idmap" */
+struct mnt_idmap *dazukofs_probe(struct vfsmount *mnt);
+struct mnt_idmap *dazukofs_probe(struct vfsmount *mnt)
+{
+	return mnt_idmap(mnt);
+}
+#endif
+
+#ifdef PROBE_ITER_WRITE_FREEZE
+/* v6.7 "fs: move file_start_write() into vfs_iter_write()" */
+void dazukofs_probe(struct file *file);
+void dazukofs_probe(struct file *file)
+{
+	file_write_not_started(file);
+}
+#endif
+
+#ifdef PROBE_COPY_SPLICE_READ
+/* v6.5 "splice: Remove generic_file_splice_read()" */
+ssize_t (*dazukofs_probe)(struct file *in, loff_t *ppos,
+			  struct pipe_inode_info *pipe, size_t len,
+			  unsigned int flags) = copy_splice_read;
+#endif
+
+#ifdef PROBE_KERNEL_TMPFILE_OPEN
+/* v6.2 "fs: rename vfs_tmpfile_open() to kernel_tmpfile_open()" */
+struct file *dazukofs_probe(struct mnt_idmap *idmap, const struct path *parent,
+			    umode_t mode, int open_flag, const struct cred *cred);
+struct file *dazukofs_probe(struct mnt_idmap *idmap, const struct path *parent,
+			    umode_t mode, int open_flag, const struct cred *cred)
+{
+	return kernel_tmpfile_open(idmap, parent, mode, open_flag, cred);
+}
+#endif
+
+#ifdef PROBE_GET_INODE_ACL
+/* v6.2 "fs: rename current get acl method" */
+const struct inode_operations dazukofs_probe = { .get_inode_acl = NULL };
+#endif
