@@ -26,9 +26,14 @@
  * struct dazukofs_sb_info - per-mount state
  * @lower: the directory the mount stacks on.  Set at mount time, constant
  *	   until the superblock dies; its references are held by the mount.
+ * @nosuid: the lower mount is nosuid: setuid/setgid bits and file
+ *	    capabilities take no effect through this mount either (set at
+ *	    mount time, constant).  noexec and nodev carry over as the
+ *	    superblock's SB_I_NOEXEC and SB_I_NODEV.
  */
 struct dazukofs_sb_info {
 	struct path lower;
+	bool nosuid;
 };
 
 static inline struct dazukofs_sb_info *dazukofs_sb(const struct super_block *sb)
@@ -312,6 +317,7 @@ extern struct file_system_type dazukofs_fs_type;
 /* inode.c */
 struct inode *dazukofs_iget(struct super_block *sb, struct inode *lower_inode);
 void dazukofs_copy_attr(struct inode *inode);
+void dazukofs_copy_flags(struct inode *inode);
 extern const struct inode_operations dazukofs_dir_iops;
 
 /* dentry.c */

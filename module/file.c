@@ -32,6 +32,9 @@ static int dazukofs_sync_flags(struct file *file, struct file *lower)
 
 	if (likely(flags == (READ_ONCE(lower->f_flags) & DAZUKOFS_SETFL_MASK)))
 		return 0;
+	/* fcntl() checked the dazukofs inode, which may lag behind. */
+	if (!(flags & O_APPEND) && IS_APPEND(file_inode(lower)))
+		return -EPERM;
 	if ((flags & O_DIRECT) && !(lower->f_mode & FMODE_CAN_ODIRECT))
 		return -EINVAL;
 	if (lower->f_op->check_flags) {
@@ -64,12 +67,37 @@ static rwf_t dazukofs_iocb_to_rwf(int ifl)
 	return flags;
 }
 
+/*
+ * may_open() checked append-only on the dazukofs inode, whose copy of the
+ * flags a chattr made directly on the lower may have left behind (an RCU
+ * path walk does not refresh it), and dentry_open() does not check the
+ * lower inode.  Check the lower's own flags the way may_open() does.
+ * Immutable needs no check here: ->permission asks the lower inode.
+ */
+static int dazukofs_may_open_lower(const struct inode *lower_inode,
+				   const struct file *file)
+{
+	if (!IS_APPEND(lower_inode))
+		return 0;
+	if ((file->f_mode & FMODE_WRITE) && !(file->f_flags & O_APPEND))
+		return -EPERM;
+	if (file->f_flags & O_TRUNC)
+		return -EPERM;
+	return 0;
+}
+
 static int dazukofs_open(struct inode *inode, struct file *file)
 {
 	struct path lower_path;
 	struct file *lower;
+	int err;
 
 	dazukofs_lower_path(file->f_path.dentry, &lower_path);
+	/* Also for fcntl(F_SETFL), which checks IS_APPEND on this inode. */
+	dazukofs_copy_flags(inode);
+	err = dazukofs_may_open_lower(d_inode(lower_path.dentry), file);
+	if (err)
+		return err;
 	/* Creation and truncation were done through the inode operations. */
 	lower = dentry_open(&lower_path,
 			    file->f_flags & ~(O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC),
@@ -89,6 +117,10 @@ static int dazukofs_file_open(struct inode *inode, struct file *file)
 	int err;
 
 	dazukofs_lower_path(file->f_path.dentry, &lower_path);
+	/* No event for an open that the lower's flags refuse anyway. */
+	err = dazukofs_may_open_lower(d_inode(lower_path.dentry), file);
+	if (err)
+		return err;
 	err = dazukofs_check_access(&lower_path);
 	if (err)
 		return err;

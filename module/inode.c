@@ -18,6 +18,8 @@
  * again with LOOKUP_REVAL.
  */
 
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/fs.h>
 #include <linux/fs_stack.h>
 #include <linux/file.h>
@@ -40,18 +42,60 @@ static int dazukofs_inode_set(struct inode *inode, void *lower_inode)
 	return 0;
 }
 
+/*
+ * The inode flags that describe the file, as overlayfs copies them.  The
+ * others belong to the lower inode's own machinery (S_AUTOMOUNT would send
+ * a path walk to a ->d_automount dazukofs does not have; S_IMA, S_PRIVATE,
+ * S_NOSEC, S_SWAPFILE, S_DAX, S_CASEFOLD, ...) and are never copied.
+ */
+#define DAZUKOFS_COPY_I_FLAGS \
+	(S_SYNC | S_NOATIME | S_APPEND | S_IMMUTABLE | S_DIRSYNC)
+
+/**
+ * dazukofs_copy_flags() - refresh the inode flags that describe the file
+ * @inode: the dazukofs inode
+ *
+ * Cheap when nothing changed (one comparison), for the open path.
+ */
+void dazukofs_copy_flags(struct inode *inode)
+{
+	unsigned int flags = READ_ONCE(dazukofs_lower_inode(inode)->i_flags) &
+			     DAZUKOFS_COPY_I_FLAGS;
+
+	if (unlikely(flags != (READ_ONCE(inode->i_flags) & DAZUKOFS_COPY_I_FLAGS)))
+		inode_set_flags(inode, flags, DAZUKOFS_COPY_I_FLAGS);
+}
+
 /**
  * dazukofs_copy_attr() - refresh a dazukofs inode from its lower inode
  * @inode: the dazukofs inode
  *
  * getattr and permission checks always ask the lower inode; the copy serves
- * the VFS's own checks on the dazukofs inode (e.g. IS_APPEND, i_size).
+ * the VFS's own checks on the dazukofs inode (e.g. IS_APPEND, i_size, the
+ * setuid bits at exec).  Over a nosuid lower the copy has no setuid or
+ * setgid bit, so that exec through the mount grants nothing; stat() still
+ * shows the lower's mode.  The flags are set atomically, under the mask
+ * only: a concurrent reader never sees a flag of the lower's machinery.
  */
 void dazukofs_copy_attr(struct inode *inode)
 {
 	struct inode *lower_inode = dazukofs_lower_inode(inode);
+	umode_t mode = READ_ONCE(lower_inode->i_mode);
 
-	fsstack_copy_attr_all(inode, lower_inode);
+	if (dazukofs_sb(inode->i_sb)->nosuid) {
+		mode &= ~S_ISUID;
+		/* setgid without group execute is mandatory locking, not exec */
+		if (mode & 0010)
+			mode &= ~S_ISGID;
+	}
+	inode->i_mode = mode;
+	inode->i_uid = lower_inode->i_uid;
+	inode->i_gid = lower_inode->i_gid;
+	inode->i_rdev = lower_inode->i_rdev;
+	fsstack_copy_attr_times(inode, lower_inode);
+	inode->i_blkbits = lower_inode->i_blkbits;
+	set_nlink(inode, READ_ONCE(lower_inode->i_nlink));
+	dazukofs_copy_flags(inode);
 	fsstack_copy_inode_size(inode, lower_inode);
 }
 
@@ -440,6 +484,18 @@ static struct dentry *dazukofs_lookup(struct inode *dir, struct dentry *dentry,
 				    dentry->d_name.len);
 	if (IS_ERR(lower))
 		return ERR_CAST(lower);
+	/*
+	 * An automount point (NFS crossmnt and referrals, virtiofs and SMB
+	 * DFS submounts, debugfs' tracing, autofs) is refused, as overlayfs
+	 * does: dazukofs does not follow mounts on the lower.
+	 */
+	if (unlikely(READ_ONCE(lower->d_flags) &
+		     (DCACHE_NEED_AUTOMOUNT | DCACHE_MANAGE_TRANSIT))) {
+		pr_notice_ratelimited("%pd is an automount point on the lower filesystem: not supported through dazukofs\n",
+				      lower);
+		dput(lower);
+		return ERR_PTR(-EREMOTE);
+	}
 
 	dentry->d_fsdata = lower;
 	if (d_really_is_positive(lower)) {

@@ -111,6 +111,15 @@ static int dazukofs_fill_super(struct super_block *sb, struct fs_context *fc)
 		return err;
 	lower_sb = sbi->lower.dentry->d_sb;
 
+	/* Never grant through the mount what the lower mount refuses. */
+	if ((sbi->lower.mnt->mnt_flags & MNT_NOEXEC) ||
+	    (lower_sb->s_iflags & SB_I_NOEXEC))
+		sb->s_iflags |= SB_I_NOEXEC;
+	if ((sbi->lower.mnt->mnt_flags & MNT_NODEV) ||
+	    (lower_sb->s_iflags & SB_I_NODEV))
+		sb->s_iflags |= SB_I_NODEV;
+	sbi->nosuid = sbi->lower.mnt->mnt_flags & MNT_NOSUID;
+
 	sb->s_stack_depth = lower_sb->s_stack_depth + 1;
 	sb->s_maxbytes = lower_sb->s_maxbytes;
 	sb->s_blocksize = lower_sb->s_blocksize;

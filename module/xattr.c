@@ -16,6 +16,12 @@ static int dazukofs_xattr_get(const struct xattr_handler *handler,
 			      struct dentry *dentry, struct inode *inode,
 			      const char *name, void *buffer, size_t size)
 {
+	/*
+	 * Over a nosuid lower, file capabilities take no effect, as on the
+	 * lower itself: exec reads them through here.
+	 */
+	if (dazukofs_sb(dentry->d_sb)->nosuid && !strcmp(name, XATTR_NAME_CAPS))
+		return -ENODATA;
 	return vfs_getxattr(dazukofs_lower_idmap(dentry->d_sb),
 			    dazukofs_lower_dentry(dentry), name, buffer, size);
 }

@@ -1,0 +1,464 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fs-restrict: a dazukofs mount never grants what its lower refuses.
+ *
+ * Run as root in the VM with the module loaded: fs-restrict WORKDIR
+ * Each test mounts its own tmpfs lower under WORKDIR and a dazukofs over
+ * it at a second directory, and unmounts both at the end:
+ *   - append-only and immutable set directly on the lower, after the
+ *     dazukofs inode was cached, hold through the mount at once;
+ *   - nosuid, nodev, noexec of the lower mount hold through the mount,
+ *     for setuid bits and file capabilities, device nodes, execve and
+ *     PROT_EXEC mappings (each with a control over a lower without the
+ *     restriction, so that the test can tell the check works);
+ *   - an automount point on the lower (debugfs' "tracing") is refused
+ *     with EREMOTE instead of reaching a NULL ->d_automount.
+ *
+ * Internal mode: fs-restrict --whoami prints "euid=N capeff=HEX" (run by
+ * the tests as a setuid or file-capability binary).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <linux/capability.h>
+#include <linux/fs.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#define NOBODY 65534
+
+static const char *workdir;
+
+struct stack {
+	char lower[512];
+	char upper[512];
+};
+
+static void path_of(char *buf, size_t size, const char *dir, const char *name)
+{
+	int n = snprintf(buf, size, "%s/%s", dir, name);
+
+	assert_true(n > 0 && (size_t)n < size);
+}
+
+/* A tmpfs lower mounted with @flags and a dazukofs over it. */
+static void stack_mount(struct stack *s, const char *tag, unsigned long flags)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), "%s-lower", tag);
+	path_of(s->lower, sizeof(s->lower), workdir, name);
+	snprintf(name, sizeof(name), "%s-upper", tag);
+	path_of(s->upper, sizeof(s->upper), workdir, name);
+	assert_true(mkdir(s->lower, 0755) == 0 || errno == EEXIST);
+	assert_true(mkdir(s->upper, 0755) == 0 || errno == EEXIST);
+	assert_int_equal(mount("fs-restrict", s->lower, "tmpfs", flags,
+			       "mode=0755,size=64m"), 0);
+	assert_int_equal(mount(s->lower, s->upper, "dazukofs", 0, NULL), 0);
+}
+
+static void stack_umount(struct stack *s)
+{
+	assert_int_equal(umount(s->upper), 0);
+	assert_int_equal(umount(s->lower), 0);
+}
+
+static void write_file(const char *path, const char *data, mode_t mode)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, mode);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, data, strlen(data)), (ssize_t)strlen(data));
+	assert_int_equal(close(fd), 0);
+}
+
+static void read_file(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	assert_true(fd >= 0);
+	n = read(fd, buf, size - 1);
+	assert_true(n >= 0);
+	buf[n] = '\0';
+	assert_int_equal(close(fd), 0);
+}
+
+static void set_lower_flags(const char *path, int flags)
+{
+	int fd = open(path, O_RDONLY);
+
+	assert_true(fd >= 0);
+	assert_int_equal(ioctl(fd, FS_IOC_SETFLAGS, &flags), 0);
+	assert_int_equal(close(fd), 0);
+}
+
+/* Make the dazukofs inode exist, with the flags the lower has now. */
+static void cache_inode(const char *path)
+{
+	struct stat st;
+	char buf[64];
+
+	assert_int_equal(stat(path, &st), 0);
+	read_file(path, buf, sizeof(buf));
+}
+
+static void copy_self(const char *to, mode_t mode)
+{
+	int in = open("/proc/self/exe", O_RDONLY);
+	int out = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0700);
+	char buf[65536];
+	ssize_t n;
+
+	assert_true(in >= 0 && out >= 0);
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		assert_int_equal(write(out, buf, n), n);
+	assert_int_equal(n, 0);
+	assert_int_equal(close(in), 0);
+	assert_int_equal(close(out), 0);
+	assert_int_equal(chown(to, 0, 0), 0);
+	/* after chown, which clears the setuid bit */
+	assert_int_equal(chmod(to, mode), 0);
+}
+
+/*
+ * Run @path --whoami as nobody.  Return: its exit status (0 when it ran),
+ * 126 + errno info in *exec_errno if execve failed; *euid and *capeff from
+ * its output.
+ */
+static int run_as_nobody(const char *path, unsigned int *euid,
+			 unsigned long long *capeff, int *exec_errno)
+{
+	int out[2], err[2];
+	char buf[128] = "";
+	ssize_t n;
+	pid_t pid;
+	int status;
+
+	assert_int_equal(pipe(out), 0);
+	assert_int_equal(pipe2(err, O_CLOEXEC), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int e;
+
+		dup2(out[1], STDOUT_FILENO);
+		if (setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY))
+			_exit(125);
+		execl(path, path, "--whoami", (char *)NULL);
+		e = errno;
+		if (write(err[1], &e, sizeof(e)) != sizeof(e))
+			_exit(124);
+		_exit(126);
+	}
+	close(out[1]);
+	close(err[1]);
+	*exec_errno = 0;
+	if (read(err[0], exec_errno, sizeof(*exec_errno)) != sizeof(*exec_errno))
+		*exec_errno = 0;
+	n = read(out[0], buf, sizeof(buf) - 1);
+	if (n > 0)
+		buf[n] = '\0';
+	close(out[0]);
+	close(err[0]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	if (WEXITSTATUS(status) == 0)
+		assert_int_equal(sscanf(buf, "euid=%u capeff=%llx", euid, capeff), 2);
+	return WEXITSTATUS(status);
+}
+
+static int whoami(void)
+{
+	char line[256];
+	unsigned long long capeff = 0;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return 1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &capeff) == 1)
+			break;
+	fclose(f);
+	printf("euid=%u capeff=%llx\n", geteuid(), capeff);
+	return 0;
+}
+
+/* chattr +a on the lower after the dazukofs inode was cached. */
+static void test_append_only_current(void **state)
+{
+	struct stack s;
+	char lower[600], upper[600], buf[64];
+	int fd;
+
+	(void)state;
+	stack_mount(&s, "append", 0);
+	path_of(lower, sizeof(lower), s.lower, "log");
+	path_of(upper, sizeof(upper), s.upper, "log");
+	write_file(lower, "abc", 0644);
+	cache_inode(upper);
+	set_lower_flags(lower, FS_APPEND_FL);
+
+	errno = 0;
+	assert_int_equal(open(upper, O_WRONLY), -1);
+	assert_int_equal(errno, EPERM);
+	errno = 0;
+	assert_int_equal(open(upper, O_RDWR | O_TRUNC), -1);
+	assert_int_equal(errno, EPERM);
+
+	fd = open(upper, O_WRONLY | O_APPEND);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "d", 1), 1);
+	/* Nor may the file drop O_APPEND, as on the lower itself. */
+	errno = 0;
+	assert_int_equal(fcntl(fd, F_SETFL, 0), -1);
+	assert_int_equal(errno, EPERM);
+	assert_int_equal(close(fd), 0);
+	read_file(lower, buf, sizeof(buf));
+	assert_int_equal(strncmp(buf, "abcd", 4), 0);
+
+	set_lower_flags(lower, 0);
+	stack_umount(&s);
+}
+
+/* chattr +i on the lower after the dazukofs inode was cached. */
+static void test_immutable_current(void **state)
+{
+	struct stack s;
+	char lower[600], upper[600], buf[64];
+
+	(void)state;
+	stack_mount(&s, "immutable", 0);
+	path_of(lower, sizeof(lower), s.lower, "conf");
+	path_of(upper, sizeof(upper), s.upper, "conf");
+	write_file(lower, "abc", 0644);
+	cache_inode(upper);
+	set_lower_flags(lower, FS_IMMUTABLE_FL);
+
+	errno = 0;
+	assert_int_equal(open(upper, O_WRONLY), -1);
+	assert_int_equal(errno, EPERM);
+	errno = 0;
+	assert_int_equal(truncate(upper, 0), -1);
+	assert_int_equal(errno, EPERM);
+	errno = 0;
+	assert_int_equal(unlink(upper), -1);
+	assert_int_equal(errno, EPERM);
+	read_file(lower, buf, sizeof(buf));
+	assert_string_equal(buf, "abc");
+
+	set_lower_flags(lower, 0);
+	stack_umount(&s);
+}
+
+/* The setuid bit and file capabilities of a binary, through the mount. */
+static void check_suid(unsigned long lower_flags, int expect_privileged)
+{
+	/* VFS_CAP_REVISION_2, CAP_DAC_OVERRIDE permitted and effective */
+	struct vfs_cap_data caps = {
+		.magic_etc = VFS_CAP_REVISION_2 | VFS_CAP_FLAGS_EFFECTIVE,
+		.data = { { .permitted = 1u << CAP_DAC_OVERRIDE } },
+	};
+	struct stack s;
+	char lower[600], upper[600];
+	unsigned long long capeff;
+	unsigned int euid;
+	int exec_errno;
+
+	stack_mount(&s, expect_privileged ? "suid" : "nosuid", lower_flags);
+
+	path_of(lower, sizeof(lower), s.lower, "suid");
+	path_of(upper, sizeof(upper), s.upper, "suid");
+	copy_self(lower, 04755);
+	assert_int_equal(run_as_nobody(upper, &euid, &capeff, &exec_errno), 0);
+	assert_int_equal(euid, expect_privileged ? 0 : NOBODY);
+
+	path_of(lower, sizeof(lower), s.lower, "fcaps");
+	path_of(upper, sizeof(upper), s.upper, "fcaps");
+	copy_self(lower, 0755);
+	assert_int_equal(setxattr(lower, "security.capability", &caps,
+				  XATTR_CAPS_SZ_2, 0), 0);
+	assert_int_equal(run_as_nobody(upper, &euid, &capeff, &exec_errno), 0);
+	assert_int_equal(euid, NOBODY);
+	if (expect_privileged)
+		assert_true(capeff & (1ull << CAP_DAC_OVERRIDE));
+	else
+		assert_int_equal(capeff, 0);
+
+	stack_umount(&s);
+}
+
+static void test_suid_control(void **state)
+{
+	(void)state;
+	check_suid(0, 1);
+}
+
+static void test_nosuid(void **state)
+{
+	(void)state;
+	check_suid(MS_NOSUID, 0);
+}
+
+static void check_dev(unsigned long lower_flags, int expect_open)
+{
+	struct stack s;
+	char lower[600], upper[600];
+	int fd;
+
+	stack_mount(&s, expect_open ? "dev" : "nodev", lower_flags);
+	path_of(lower, sizeof(lower), s.lower, "null");
+	path_of(upper, sizeof(upper), s.upper, "null");
+	assert_int_equal(mknod(lower, S_IFCHR | 0666, makedev(1, 3)), 0);
+	errno = 0;
+	fd = open(upper, O_RDWR);
+	if (expect_open) {
+		assert_true(fd >= 0);
+		assert_int_equal(close(fd), 0);
+	} else {
+		assert_int_equal(fd, -1);
+		assert_int_equal(errno, EACCES);
+	}
+	stack_umount(&s);
+}
+
+static void test_dev_control(void **state)
+{
+	(void)state;
+	check_dev(0, 1);
+}
+
+static void test_nodev(void **state)
+{
+	(void)state;
+	check_dev(MS_NODEV, 0);
+}
+
+static void check_exec(unsigned long lower_flags, int expect_exec)
+{
+	struct stack s;
+	char lower[600], upper[600];
+	unsigned long long capeff;
+	unsigned int euid;
+	int exec_errno, fd, status;
+	void *map;
+
+	stack_mount(&s, expect_exec ? "exec" : "noexec", lower_flags);
+	path_of(lower, sizeof(lower), s.lower, "prog");
+	path_of(upper, sizeof(upper), s.upper, "prog");
+	copy_self(lower, 0755);
+
+	status = run_as_nobody(upper, &euid, &capeff, &exec_errno);
+	if (expect_exec) {
+		assert_int_equal(status, 0);
+	} else {
+		assert_int_equal(status, 126);
+		assert_int_equal(exec_errno, EACCES);
+	}
+
+	fd = open(upper, O_RDONLY);
+	assert_true(fd >= 0);
+	errno = 0;
+	map = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+	if (expect_exec) {
+		assert_true(map != MAP_FAILED);
+		assert_int_equal(munmap(map, 4096), 0);
+	} else {
+		assert_true(map == MAP_FAILED);
+		assert_int_equal(errno, EPERM);
+	}
+	assert_int_equal(close(fd), 0);
+	stack_umount(&s);
+}
+
+static void test_exec_control(void **state)
+{
+	(void)state;
+	check_exec(0, 1);
+}
+
+static void test_noexec(void **state)
+{
+	(void)state;
+	check_exec(MS_NOEXEC, 0);
+}
+
+/*
+ * debugfs' "tracing" is an automount point (of tracefs).  Through the
+ * mount it is refused, never followed through a NULL ->d_automount.
+ */
+static void test_automount_refused(void **state)
+{
+	char lower[512], upper[512], path[600];
+	struct stat st;
+	int fd;
+
+	(void)state;
+	path_of(lower, sizeof(lower), workdir, "debugfs");
+	path_of(upper, sizeof(upper), workdir, "debugfs-upper");
+	assert_true(mkdir(lower, 0755) == 0 || errno == EEXIST);
+	assert_true(mkdir(upper, 0755) == 0 || errno == EEXIST);
+	assert_int_equal(mount("debugfs", lower, "debugfs", 0, NULL), 0);
+	path_of(path, sizeof(path), lower, "tracing");
+	if (lstat(path, &st)) {
+		assert_int_equal(umount(lower), 0);
+		skip();
+	}
+	assert_int_equal(mount(lower, upper, "dazukofs", 0, NULL), 0);
+
+	path_of(path, sizeof(path), upper, "tracing");
+	errno = 0;
+	fd = open(path, O_RDONLY | O_DIRECTORY);
+	assert_int_equal(fd, -1);
+	assert_int_equal(errno, EREMOTE);
+	path_of(path, sizeof(path), upper, "tracing/trace");
+	errno = 0;
+	assert_int_equal(stat(path, &st), -1);
+	assert_int_equal(errno, EREMOTE);
+	/* The rest of the mount works. */
+	fd = open(upper, O_RDONLY | O_DIRECTORY);
+	assert_true(fd >= 0);
+	assert_int_equal(close(fd), 0);
+
+	assert_int_equal(umount(upper), 0);
+	assert_int_equal(umount(lower), 0);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_append_only_current),
+		cmocka_unit_test(test_immutable_current),
+		cmocka_unit_test(test_suid_control),
+		cmocka_unit_test(test_nosuid),
+		cmocka_unit_test(test_dev_control),
+		cmocka_unit_test(test_nodev),
+		cmocka_unit_test(test_exec_control),
+		cmocka_unit_test(test_noexec),
+		cmocka_unit_test(test_automount_refused),
+	};
+
+	if (argc == 2 && !strcmp(argv[1], "--whoami"))
+		return whoami();
+	if (argc != 2 || argv[1][0] != '/') {
+		fprintf(stderr, "usage: fs-restrict WORKDIR (absolute; as root, dazukofs loaded)\n");
+		return 2;
+	}
+	workdir = argv[1];
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
