@@ -11,7 +11,8 @@
 #             logged with the server's name.  clamd killed: on_error (deny)
 #             decides, counted and logged; restarted: in use again.
 #   tcp       two clamd on 127.0.0.1 over TCP (INSTREAM); for each: a clean
-#             file opens, EICAR is denied, the server counts the scans.
+#             file opens, EICAR is denied, the server counts the scans, and
+#             they all went over one persistent session (IDSESSION).
 #   failover  both servers in order; the first is killed (-9) during two
 #             runs of opens at once: every verdict is right (none lost to on_error), no
 #             open takes longer than the request timeout; restarted, it is
@@ -198,6 +199,9 @@ local)
 	;;
 tcp)
 	for c in c1 c2; do
+		for i in 1 2 3; do echo "clean $i" > "$M/clean-$c-$i.txt"; done
+	done
+	for c in c1 c2; do
 		port=$(free_port)
 		start_clamd "$c" "$port"
 		LOG=$W/tcp-$c.log
@@ -205,9 +209,15 @@ tcp)
 		expect_allowed "$M/clean.txt"
 		expect_denied "$M/eicar.com"
 		found_by "$LOG" "$M/eicar.com" "127.0.0.1:$port"
+		# persistent: more scans, still the one session of the start's PING
+		for i in 1 2 3; do
+			expect_allowed "$M/clean-$c-$i.txt" >/dev/null
+		done
+		conns=$(ss -Htn state established "( dport = :$port )" | wc -l)
+		[ "$conns" = 1 ] || fail "$conns connections to clamd $c after 5 scans, not one session"
 		st=$(server_stats "$LOG" "127.0.0.1:$port")
-		[ "$(stat_of "$st" state)" = up ] && [ "$(stat_of "$st" scans)" = 2 ] ||
-			fail "server statistics: $st"
+		[ "$(stat_of "$st" state)" = up ] && [ "$(stat_of "$st" scans)" = 5 ] &&
+			[ "$(stat_of "$st" idle_sessions)" = 1 ] || fail "server statistics: $st"
 		# the file went to this clamd as a stream
 		log_has "$W/$c/clamd.log" 'instream(127.0.0.1@[0-9]*): Dazukofs.Test.EICAR.* FOUND' ||
 			fail "clamd $c did not log the stream's detection"
