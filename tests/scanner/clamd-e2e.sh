@@ -22,8 +22,12 @@
 #             allowed as clean (the limits policy, never cached); with a
 #             stream_max_length above clamd's StreamMaxLength, clamd's
 #             size-limit reply is an error for on_error, never clean.
+#   haproxy   two clamd behind HAProxy on 127.0.0.1 (the configuration of
+#             Documentation/userspace.md): the scanner uses the one
+#             endpoint, both servers take scans; one killed, the verdicts
+#             stay right.
 # Every wait has a deadline.
-# Usage: clamd-e2e.sh local|tcp|failover|oversize SCANNER DBDIR
+# Usage: clamd-e2e.sh local|tcp|failover|oversize|haproxy SCANNER DBDIR
 set -u
 MODE=$1
 SCANNER=$2
@@ -337,7 +341,77 @@ oversize)
 	pass "clamd's size limit: $(grep 'big.bin: scan error' "$LOG" | head -1 | sed 's/.*scan error: //')"
 	stop_scanner "$LOG"
 	;;
+haproxy)
+	HAPROXY=$(command -v haproxy || echo /usr/sbin/haproxy)
+	[ -x "$HAPROXY" ] || fail "needs haproxy (scripts/setup installs it)"
+	P1=$(free_port)
+	start_clamd c1 "$P1"
+	C1=$CLAMD_PID
+	P2=$(free_port)
+	start_clamd c2 "$P2"
+	HP=$(free_port)
+	# the configuration of Documentation/userspace.md, on test ports
+	cat > "$W/haproxy.cfg" <<HAEOF
+global
+	maxconn 256
+defaults
+	mode tcp
+	timeout connect 2s
+	timeout client 130s
+	timeout server 130s
+	retries 2
+	option redispatch
+frontend clamd
+	bind 127.0.0.1:$HP
+	default_backend clamd_servers
+backend clamd_servers
+	balance leastconn
+	option tcp-check
+	tcp-check send PING\\n
+	tcp-check expect string PONG
+	server c1 127.0.0.1:$P1 check inter 500ms fall 2 rise 1
+	server c2 127.0.0.1:$P2 check inter 500ms fall 2 rise 1
+HAEOF
+	"$HAPROXY" -db -f "$W/haproxy.cfg" > "$W/haproxy.log" 2>&1 &
+	CLAMD_PIDS="$CLAMD_PIDS $!"
+	wait_for 30 "haproxy on 127.0.0.1:$HP" clamd_answers "127.0.0.1:$HP"
+	SH=127.0.0.1:$HP
+	LOG=$W/haproxy-scanner.log
+	start_scanner "$LOG" --tcp-server "$SH" --clamd-timeout-ms 3000 --clamd-retry-ms 300
+	expect_allowed "$M/clean.txt"
+	expect_denied "$M/eicar.com"
+	found_by "$LOG" "$M/eicar.com" "$SH"
+	# opens from four processes at once (EICAR is never cached): the two
+	# workers' sessions land on both servers
+	both_scanned() {
+		_pids=
+		for _j in 1 2 3 4; do
+			( for _k in 1 2 3 4 5; do timeout 30 cat "$M/eicar.com" >/dev/null 2>&1 &&
+				echo "BAD eicar.com allowed" >> "$W/opens"; done ) &
+			_pids="$_pids $!"
+		done
+		# shellcheck disable=SC2086 # the openers only, not the servers
+		wait $_pids
+		log_has "$W/c1/clamd.log" 'instream(127.0.0.1@[0-9]*): Dazukofs.Test.EICAR.* FOUND' &&
+			log_has "$W/c2/clamd.log" 'instream(127.0.0.1@[0-9]*): Dazukofs.Test.EICAR.* FOUND'
+	}
+	: > "$W/opens"
+	wait_for 60 "both clamd behind haproxy to take scans" both_scanned
+	grep -q BAD "$W/opens" && fail "EICAR allowed through haproxy"
+	st=$(server_stats "$LOG" "$SH")
+	pass "both servers took scans through the one endpoint: ${st#*statistics: }"
+
+	# one server killed: haproxy's check and redispatch keep the endpoint whole
+	kill_clamd "$C1"
+	for i in 1 2 3 4 5; do
+		expect_denied "$M/eicar.com" >/dev/null
+		expect_allowed "$M/clean.txt" >/dev/null
+	done
+	st=$(server_stats "$LOG" "$SH")
+	pass "clamd c1 killed: verdicts right through haproxy: ${st#*statistics: }"
+	stop_scanner "$LOG"
+	;;
 *)
-	fail "usage: clamd-e2e.sh local|tcp|failover|oversize SCANNER DBDIR" ;;
+	fail "usage: clamd-e2e.sh local|tcp|failover|oversize|haproxy SCANNER DBDIR" ;;
 esac
 echo "scanner-clamd-$MODE: all passed in $(( $(now_ms) - t0 )) ms"
