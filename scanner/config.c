@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -15,6 +17,8 @@
 #define TIMEOUT_MS_MAX (24U * 60 * 60 * 1000)
 #define GRACE_MS_MAX (10U * 60 * 1000)		/* the kernel's limit */
 #define MAX_SCAN_TIME_DEFAULT_MS 120000U
+#define CLAMD_TIMEOUT_DEFAULT_MS 10000U
+#define CLAMD_RETRY_DEFAULT_MS 10000U
 
 static char *xstrdup(const char *s)
 {
@@ -56,6 +60,10 @@ void config_init(struct config *cfg)
 	cfg->cache_size = 65536;
 	cfg->clamav_cache = 1;
 	cfg->status_interval_ms = 5000;
+	cfg->backend = BACKEND_LIBCLAMAV;
+	cfg->stream_max_length = 100ULL << 20;	/* clamd's default */
+	cfg->clamd_timeout_ms = CLAMD_TIMEOUT_DEFAULT_MS;
+	cfg->clamd_retry_ms = CLAMD_RETRY_DEFAULT_MS;
 }
 
 static void list_free(struct str_list *l)
@@ -73,6 +81,8 @@ void config_free(struct config *cfg)
 	free(cfg->group);
 	free(cfg->database);
 	free(cfg->fanotify_mount);
+	free(cfg->local_socket);
+	list_free(&cfg->tcp_servers);
 	list_free(&cfg->include);
 	list_free(&cfg->exclude);
 	memset(cfg, 0, sizeof(*cfg));
@@ -144,6 +154,52 @@ int config_parse_bool(const char *s, int *out)
 		}
 	}
 	return -1;
+}
+
+int config_parse_hostport(const char *s, char *host, size_t hostlen,
+			  char *port, size_t portlen)
+{
+	const char *colon, *h = s;
+	size_t hn;
+	unsigned long long p;
+
+	if (*s == '[') {
+		const char *close = strchr(s, ']');
+
+		if (!close || close[1] != ':')
+			return -1;
+		h = s + 1;
+		hn = (size_t)(close - h);
+		colon = close + 1;
+	} else {
+		colon = strrchr(s, ':');
+		/* an IPv6 address needs brackets, or its port is ambiguous */
+		if (!colon || memchr(s, ':', (size_t)(colon - s)))
+			return -1;
+		hn = (size_t)(colon - s);
+	}
+	if (!hn || hn >= hostlen || config_parse_uint(colon + 1, 65535, &p) || !p ||
+	    strlen(colon + 1) >= portlen)
+		return -1;
+	for (size_t i = 0; i < hn; i++)
+		if (isspace((unsigned char)h[i]) || h[i] == '/')
+			return -1;
+	memcpy(host, h, hn);
+	host[hn] = 0;
+	snprintf(port, portlen, "%s", colon + 1);
+	return 0;
+}
+
+static void list_add(struct str_list *l, const char *s)
+{
+	char **items = realloc(l->items, (l->n + 1) * sizeof(*items));
+
+	if (!items) {
+		perror("dazuko-clamscan: realloc");
+		exit(1);
+	}
+	l->items = items;
+	l->items[l->n++] = xstrdup(s);
 }
 
 static int parse_verdict(const char *s, enum verdict *out)
@@ -324,6 +380,43 @@ int config_set(struct config *cfg, const char *key_in, const char *value,
 	} else if (!strcmp(key, "timeout_action")) {
 		if (parse_verdict(value, &cfg->timeout_action))
 			FAIL("timeout_action: '%s' is not allow or deny", value);
+	} else if (!strcmp(key, "backend")) {
+		if (!strcmp(value, "libclamav"))
+			cfg->backend = BACKEND_LIBCLAMAV;
+		else if (!strcmp(value, "clamd"))
+			cfg->backend = BACKEND_CLAMD;
+		else
+			FAIL("backend: '%s' is not libclamav or clamd", value);
+	} else if (!strcmp(key, "local_socket")) {
+		struct sockaddr_un sun;
+
+		if (value[0] != '/' || strlen(value) >= sizeof(sun.sun_path))
+			FAIL("local_socket: '%s' is not an absolute path of at most %zu bytes",
+			     value, sizeof(sun.sun_path) - 1);
+		set_str(&cfg->local_socket, value);
+	} else if (!strcmp(key, "tcp_server")) {
+		char host[256], port[8];
+
+		if (config_parse_hostport(value, host, sizeof(host), port, sizeof(port)))
+			FAIL("tcp_server: '%s' is not HOST:PORT (an IPv6 address in brackets: [::1]:3310)",
+			     value);
+		list_add(&cfg->tcp_servers, value);
+	} else if (!strcmp(key, "stream_max_length")) {
+		if (config_parse_size(value, &cfg->stream_max_length) ||
+		    cfg->stream_max_length > UINT32_MAX)
+			FAIL("stream_max_length: '%s' is not a size up to 4G (e.g. 25M, 100M; 0: unlimited)",
+			     value);
+	} else if (!strcmp(key, "clamd_timeout_ms")) {
+		if (config_parse_uint(value, TIMEOUT_MS_MAX, &u) || !u)
+			FAIL("clamd_timeout_ms: '%s' is not a number of milliseconds from 1 to %u",
+			     value, TIMEOUT_MS_MAX);
+		cfg->clamd_timeout_ms = (unsigned int)u;
+		cfg->clamd_timeout_set = 1;
+	} else if (!strcmp(key, "clamd_retry_ms")) {
+		if (config_parse_uint(value, TIMEOUT_MS_MAX, &u) || !u)
+			FAIL("clamd_retry_ms: '%s' is not a number of milliseconds from 1 to %u",
+			     value, TIMEOUT_MS_MAX);
+		cfg->clamd_retry_ms = (unsigned int)u;
 	} else if (!strcmp(key, "track")) {
 		if (config_parse_bool(value, &cfg->track))
 			FAIL("track: '%s' is not yes or no", value);
@@ -480,6 +573,15 @@ void config_usage(FILE *out, const char *prog)
 "      --status-interval-ms MS  how often the status line is updated (default 5000)\n"
 "      --source dazukofs|fanotify  where events come from (default dazukofs)\n"
 "      --fanotify-mount PATH  the mount to watch with source fanotify\n"
+"      --backend libclamav|clamd  who scans: libclamav in this process\n"
+"                             (default) or clamd servers\n"
+"      --local-socket PATH    backend clamd: a local clamd's socket (fd passing)\n"
+"      --tcp-server HOST:PORT backend clamd: a clamd over TCP (repeatable,\n"
+"                             in order of preference)\n"
+"      --stream-max-length SIZE  the TCP servers' StreamMaxLength (default 100M)\n"
+"      --clamd-timeout-ms MS  one request to one clamd (default 10000, below\n"
+"                             timeout-ms)\n"
+"      --clamd-retry-ms MS    a failed clamd is retried after (default 10000)\n"
 "  -f, --foreground           do not detach (always so under systemd)\n"
 "  -h, --help                 this text\n"
 "\n"
@@ -513,6 +615,12 @@ static const struct option long_opts[] = {
 	{ "status-interval-ms", required_argument, NULL, 0 },
 	{ "source", required_argument, NULL, 0 },
 	{ "fanotify-mount", required_argument, NULL, 0 },
+	{ "backend", required_argument, NULL, 0 },
+	{ "local-socket", required_argument, NULL, 0 },
+	{ "tcp-server", required_argument, NULL, 0 },
+	{ "stream-max-length", required_argument, NULL, 0 },
+	{ "clamd-timeout-ms", required_argument, NULL, 0 },
+	{ "clamd-retry-ms", required_argument, NULL, 0 },
 	{ "foreground", no_argument, NULL, 'f' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -542,6 +650,34 @@ static int check_scan_time(struct config *cfg, char *err, size_t errlen)
 		     t, cfg->timeout_ms, cfg->timeout_action == VERDICT_DENY ? "deny" : "allow");
 	FAIL("max_scan_time 0 (unlimited) with timeout_ms %u: the kernel would apply timeout_action=%s before a long scan answers; set max_scan_time to at most timeout_ms, or timeout_ms to 0",
 	     cfg->timeout_ms, cfg->timeout_action == VERDICT_DENY ? "deny" : "allow");
+}
+
+/*
+ * backend clamd: a request that times out must leave time to ask the next
+ * server before the kernel settles the event by timeout_action: a longer
+ * clamd_timeout_ms is refused, and the default is lowered to a third of
+ * timeout_ms (a slow server, then another, within the group's timeout).
+ */
+static int check_backend(struct config *cfg, char *err, size_t errlen)
+{
+	if (cfg->backend != BACKEND_CLAMD)
+		return 0;
+	if (!cfg->local_socket && !cfg->tcp_servers.n)
+		FAIL("backend clamd needs a server: local_socket PATH or tcp_server HOST:PORT");
+	if (cfg->source != SOURCE_DAZUKOFS || !cfg->timeout_ms)
+		return 0;
+	if (!cfg->clamd_timeout_set) {
+		unsigned int third = cfg->timeout_ms / 3 ? cfg->timeout_ms / 3 : 1;
+
+		if (cfg->clamd_timeout_ms > third)
+			cfg->clamd_timeout_ms = third;
+		return 0;
+	}
+	if (cfg->clamd_timeout_ms < cfg->timeout_ms)
+		return 0;
+	FAIL("clamd_timeout_ms %u is not below timeout_ms %u: the kernel would apply timeout_action=%s before a slow clamd's request times out; lower clamd_timeout_ms",
+	     cfg->clamd_timeout_ms, cfg->timeout_ms,
+	     cfg->timeout_action == VERDICT_DENY ? "deny" : "allow");
 }
 
 int config_from_args(struct config *cfg, int argc, char **argv, char *err,
@@ -592,5 +728,7 @@ int config_from_args(struct config *cfg, int argc, char **argv, char *err,
 	}
 	if (cfg->source == SOURCE_FANOTIFY && !cfg->fanotify_mount)
 		FAIL("source fanotify needs fanotify_mount (--fanotify-mount PATH)");
+	if (check_backend(cfg, err, errlen))
+		return -1;
 	return check_scan_time(cfg, err, errlen);
 }

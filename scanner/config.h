@@ -22,6 +22,8 @@
 #define CONFIG_ERR_MAX 512
 
 enum source_kind { SOURCE_DAZUKOFS, SOURCE_FANOTIFY };
+/* Who scans: libclamav in this process, or clamd servers (backend.h). */
+enum backend_kind { BACKEND_LIBCLAMAV, BACKEND_CLAMD };
 enum verdict { VERDICT_ALLOW = 0, VERDICT_DENY = 1 };
 
 struct str_list {
@@ -66,6 +68,19 @@ struct config {
 	size_t cache_size;		/* entries; 0: no cache */
 	int clamav_cache;		/* libclamav's own clean-file cache */
 	unsigned int status_interval_ms;
+	enum backend_kind backend;
+	/*
+	 * backend clamd: a local clamd's socket (clamd's LocalSocket; the
+	 * event's fd is passed, FILDES), then TCP servers "host:port" in order
+	 * of preference (INSTREAM).  StreamMaxLength must be the servers'
+	 * (a larger file is not sent: the limits policy decides it).
+	 */
+	char *local_socket;
+	struct str_list tcp_servers;
+	uint64_t stream_max_length;	/* bytes; 0: unlimited */
+	unsigned int clamd_timeout_ms;	/* one request to one server */
+	int clamd_timeout_set;		/* given, not derived from timeout_ms */
+	unsigned int clamd_retry_ms;	/* a failed server is out this long */
 };
 
 void config_init(struct config *cfg);
@@ -94,5 +109,11 @@ int config_parse_size(const char *s, uint64_t *out);
 int config_parse_uint(const char *s, unsigned long long max,
 		      unsigned long long *out);
 int config_parse_bool(const char *s, int *out);
+/*
+ * "host:port" or "[v6addr]:port": host (brackets stripped) into host,
+ * the port into port.  -1 if malformed.
+ */
+int config_parse_hostport(const char *s, char *host, size_t hostlen,
+			  char *port, size_t portlen);
 
 #endif

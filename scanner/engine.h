@@ -40,6 +40,13 @@ enum scan_result {
 /* What libclamav reports for a file over max_file_size (see worker.c). */
 #define ENGINE_SIG_MAX_FILE_SIZE "Heuristics.Limits.Exceeded.MaxFileSize"
 
+/*
+ * What a detection named name means: SCAN_EXCEEDS_MAX or SCAN_ENCRYPTED
+ * for libclamav's heuristics of a file not fully scanned (which clamd
+ * reports as FOUND too), else SCAN_INFECTED.
+ */
+enum scan_result engine_classify_detection(const char *name);
+
 /* Once per process, before any engine. -1 with a message on failure. */
 int engine_global_init(char *err, size_t errlen);
 

@@ -172,29 +172,35 @@ void log_msg(enum log_level level, const char *fmt, ...)
 }
 
 void log_detection(const char *path, pid_t pid, const char *comm,
-		   const char *signature, const char *action)
+		   const char *signature, const char *action, const char *server)
 {
 	char epath[PATH_MAX * LOG_ESCAPE_MAX_GROWTH + 1];
 	char ecomm[LOG_FIELD_MAX * LOG_ESCAPE_MAX_GROWTH + 1];
 	char esig[LOG_FIELD_MAX * LOG_ESCAPE_MAX_GROWTH + 1];
+	char eserver[LOG_FIELD_MAX * LOG_ESCAPE_MAX_GROWTH + 1] = "";
 
 	log_escape(epath, sizeof(epath), path);
 	log_escape(ecomm, sizeof(ecomm), comm);
 	log_escape(esig, sizeof(esig), signature);
+	if (server)
+		log_escape(eserver, sizeof(eserver), server);
 	if (log_state.journal) {
-		sd_journal_send("MESSAGE=FOUND %s in %s (opened by pid %d %s): %s",
+		/* DAZUKOFS_SERVER only when a clamd server found it */
+		sd_journal_send("MESSAGE=FOUND %s in %s (opened by pid %d %s): %s%s%s%s",
 				esig, epath, (int)pid, ecomm, action,
+				server ? " (clamd " : "", eserver, server ? ")" : "",
 				"PRIORITY=%d", LOG_WARNING,
 				"SYSLOG_IDENTIFIER=dazuko-clamscan",
 				"MESSAGE_ID=5d2b6e0b9f6a4c8e8a1f3c7d9e2b4a61",
 				"DAZUKOFS_PATH=%s", path, "DAZUKOFS_PID=%d", (int)pid,
 				"DAZUKOFS_COMM=%s", comm,
 				"DAZUKOFS_SIGNATURE=%s", signature,
-				"DAZUKOFS_ACTION=%s", action, NULL);
+				"DAZUKOFS_ACTION=%s", action,
+				server ? "DAZUKOFS_SERVER=%s" : NULL, server, NULL);
 		return;
 	}
 	/* Detections are always logged, whatever the level. */
 	fprintf(stderr,
-		"dazuko-clamscan: warning: FOUND signature=%s path=%s pid=%d comm=%s action=%s\n",
-		esig, epath, (int)pid, ecomm, action);
+		"dazuko-clamscan: warning: FOUND signature=%s path=%s pid=%d comm=%s action=%s%s%s\n",
+		esig, epath, (int)pid, ecomm, action, server ? " server=" : "", eserver);
 }

@@ -40,10 +40,11 @@ size_t log_escape(char *dst, size_t size, const char *src);
 
 /*
  * A detection, with structured fields in the journal: the message is
- * escaped, DAZUKOFS_PATH and DAZUKOFS_COMM hold the raw bytes.
+ * escaped, DAZUKOFS_PATH and DAZUKOFS_COMM hold the raw bytes.  server:
+ * the clamd server that found it (DAZUKOFS_SERVER), NULL for libclamav.
  */
 void log_detection(const char *path, pid_t pid, const char *comm,
-		   const char *signature, const char *action);
+		   const char *signature, const char *action, const char *server);
 
 /* The arguments are evaluated only if the level is logged (see worker.c). */
 #define log_at(level, ...)					\

@@ -22,6 +22,7 @@
 
 #include <systemd/sd-daemon.h>
 
+#include "backend.h"
 #include "config.h"
 #include "engine.h"
 #include "log.h"
@@ -62,11 +63,12 @@ static void current_stats(struct app *app, char line[STATS_LINE_MAX],
 static void notify_status(struct app *app, const char *state)
 {
 	struct cache_stats cs;
-	char line[STATS_LINE_MAX];
+	char line[STATS_LINE_MAX], backend[128];
 
 	current_stats(app, line, &cs);
-	sd_notifyf(0, "STATUS=%s: %s cache_entries=%llu", state, line,
-		   (unsigned long long)cs.entries);
+	app->sc.backend.ops->status(&app->sc.backend, backend, sizeof(backend));
+	sd_notifyf(0, "STATUS=%s: %s cache_entries=%llu%s%s", state, line,
+		   (unsigned long long)cs.entries, *backend ? " " : "", backend);
 }
 
 static void log_stats(struct app *app)
@@ -78,6 +80,8 @@ static void log_stats(struct app *app)
 	log_notice("statistics: %s cache_entries=%llu cache_lookups_hit=%llu cache_lookups_missed=%llu cache_evictions=%llu",
 		   line, (unsigned long long)cs.entries, (unsigned long long)cs.hits,
 		   (unsigned long long)cs.misses, (unsigned long long)cs.evictions);
+	if (app->sc.backend.ops->log_stats)
+		app->sc.backend.ops->log_stats(&app->sc.backend);
 }
 
 static void *reload_main(void *arg)
@@ -87,6 +91,17 @@ static void *reload_main(void *arg)
 	char err[512];
 	struct engine *e;
 
+	if (sc->cfg->backend == BACKEND_CLAMD) {
+		/*
+		 * clamd loads its own signatures; what was clean with the old
+		 * ones is scanned again.
+		 */
+		cache_clear(&sc->cache);
+		atomic_fetch_add(&sc->stats.reloads, 1);
+		log_notice("reload: backend clamd loads its own signatures; verdict cache cleared");
+		eventfd_write(r->done_fd, 1);
+		return NULL;
+	}
 	log_notice("reloading signatures from %s", sc->cfg->database);
 	e = engine_load(sc->cfg->database, sc->cfg->clamav_cache, &sc->cfg->limits,
 			err, sizeof(err));
@@ -360,24 +375,36 @@ int main(int argc, char **argv)
 	 * would hold every open (or, tracked, let every open through) for
 	 * the seconds the signatures take to load.
 	 */
-	if (engine_global_init(err, sizeof(err))) {
-		log_error("%s", err);
-		goto out_source;
+	if (app.cfg.backend == BACKEND_CLAMD) {
+		if (backend_clamd_init(&app.sc.backend, &app.cfg, err, sizeof(err))) {
+			log_error("%s", err);
+			goto out_source;
+		}
+		log_info("backend clamd: %zu server(s), clamd_timeout_ms=%u clamd_retry_ms=%u stream_max_length=%" PRIu64,
+			 (size_t)(app.cfg.local_socket ? 1 : 0) + app.cfg.tcp_servers.n,
+			 app.cfg.clamd_timeout_ms, app.cfg.clamd_retry_ms,
+			 app.cfg.stream_max_length);
+	} else {
+		if (engine_global_init(err, sizeof(err))) {
+			log_error("%s", err);
+			goto out_source;
+		}
+		e = engine_load(app.cfg.database, app.cfg.clamav_cache, &app.cfg.limits,
+				err, sizeof(err));
+		if (!e) {
+			log_error("%s", err);
+			goto out_source;
+		}
+		log_info("%u signatures loaded from %s", e->signatures, app.cfg.database);
+		engine_holder_swap(&app.sc.engines, e);
+		backend_libclamav_init(&app.sc.backend, &app.sc.engines);
 	}
-	e = engine_load(app.cfg.database, app.cfg.clamav_cache, &app.cfg.limits,
-			err, sizeof(err));
-	if (!e) {
-		log_error("%s", err);
-		goto out_source;
-	}
-	log_info("%u signatures loaded from %s", e->signatures, app.cfg.database);
 	log_info("limits (0: none): max_file_size=%" PRIu64 " max_scan_size=%" PRIu64
 		 " max_recursion=%u max_files=%u max_scan_time=%u ms; alert_exceeds_max=%s alert_encrypted=%s",
 		 app.cfg.limits.max_file_size, app.cfg.limits.max_scan_size,
 		 app.cfg.limits.max_recursion, app.cfg.limits.max_files,
 		 app.cfg.limits.max_scan_time_ms, app.cfg.alert_exceeds_max ? "yes" : "no",
 		 app.cfg.alert_encrypted ? "yes" : "no");
-	engine_holder_swap(&app.sc.engines, e);
 
 	if (app.source.ops->start(&app.source, err, sizeof(err))) {
 		log_error("%s", err);
@@ -392,10 +419,12 @@ int main(int argc, char **argv)
 		log_error("timerfd: %s", strerror(errno));
 		goto out_workers;
 	}
-	log_notice("ready: source %s%s%s, %u workers, database %s",
+	log_notice("ready: source %s%s%s, %u workers, backend %s%s%s",
 		   app.source.ops->name, app.cfg.source == SOURCE_DAZUKOFS ? " group " : " mount ",
 		   app.cfg.source == SOURCE_DAZUKOFS ? app.cfg.group : app.cfg.fanotify_mount,
-		   app.nworkers, app.cfg.database);
+		   app.nworkers, app.sc.backend.ops->name,
+		   app.cfg.backend == BACKEND_LIBCLAMAV ? ", database " : "",
+		   app.cfg.backend == BACKEND_LIBCLAMAV ? app.cfg.database : "");
 	sd_notify(0, "READY=1");
 	notify_status(&app, "running");
 
@@ -413,6 +442,7 @@ out_source:
 out_cache:
 	cache_destroy(&app.sc.cache);
 out:
+	backend_destroy(&app.sc.backend);
 	engine_holder_destroy(&app.sc.engines);
 	if (app.sc.stop_fd >= 0)
 		close(app.sc.stop_fd);

@@ -114,8 +114,8 @@ static enum verdict error_verdict(struct scanner *sc)
  * alert_exceeds_max or alert_encrypted decides.
  */
 static enum verdict partial_verdict(struct scanner *sc, enum scan_result res,
-				    const char *what, struct event_path *path,
-				    pid_t pid)
+				    const char *what, const char *server,
+				    struct event_path *path, pid_t pid)
 {
 	int encrypted = res == SCAN_ENCRYPTED;
 	int alert = encrypted ? sc->cfg->alert_encrypted : sc->cfg->alert_exceeds_max;
@@ -125,11 +125,12 @@ static enum verdict partial_verdict(struct scanner *sc, enum scan_result res,
 	if (alert) {
 		atomic_fetch_add(&sc->stats.denied, 1);
 		read_comm(pid, comm, sizeof(comm));
-		log_detection(event_path_name(path), pid, comm, what, "denied");
+		log_detection(event_path_name(path), pid, comm, what, "denied", server);
 		return VERDICT_DENY;
 	}
-	log_notice("%s: not fully scanned (%s); allowed by %s = no",
-		   event_path_name(path), what,
+	log_notice("%s: not fully scanned (%s%s%s); allowed by %s = no",
+		   event_path_name(path), what, server ? " by clamd " : "",
+		   server ? server : "",
 		   encrypted ? "alert_encrypted" : "alert_exceeds_max");
 	return VERDICT_ALLOW;
 }
@@ -138,13 +139,12 @@ enum verdict scanner_decide(struct scanner *sc, int fd, struct event_path *path,
 			    pid_t pid)
 {
 	const struct config *cfg = sc->cfg;
-	char sig[256], comm[64];
+	struct scan_answer ans = { .sig = "", .server = NULL };
+	char comm[64];
 	struct timespec clock_before;
 	struct cache_key key;
-	unsigned long scanned;
 	enum scan_result res;
 	int cacheable = 0;
-	struct engine *e;
 	uint64_t gen, t0;
 	struct stat st;
 
@@ -178,7 +178,7 @@ enum verdict scanner_decide(struct scanner *sc, int fd, struct event_path *path,
 			  event_path_name(path), (intmax_t)st.st_size,
 			  cfg->limits.max_file_size);
 		return partial_verdict(sc, SCAN_EXCEEDS_MAX, ENGINE_SIG_MAX_FILE_SIZE,
-				       path, pid);
+				       NULL, path, pid);
 	}
 	if (cfg->cache_size) {
 		cache_key_from_stat(&key, &st);
@@ -195,41 +195,36 @@ enum verdict scanner_decide(struct scanner *sc, int fd, struct event_path *path,
 	}
 
 	gen = cache_generation(&sc->cache);
-	e = engine_holder_get(&sc->engines);
-	if (!e) {
-		log_warning("%s: no signatures loaded; verdict %s",
-			    event_path_name(path), verdict_name(cfg->on_error));
-		return error_verdict(sc);
-	}
 	stats_scan_begin(&sc->stats);
 	t0 = scanner_now_us();
-	res = engine_scan(e, fd, event_path_name(path), sig, sizeof(sig),
-			  &scanned);
+	res = sc->backend.ops->scan(&sc->backend, fd, &st, event_path_name(path), &ans);
 	stats_scan_end(&sc->stats);
-	engine_put(e);
 	stats_add_latency(&sc->stats, scanner_now_us() - t0);
 	atomic_fetch_add(&sc->stats.scanned, 1);
 	atomic_fetch_add(&sc->stats.bytes, (uint64_t)st.st_size);
 
 	switch (res) {
 	case SCAN_CLEAN:
+		/* only a complete clean answer is remembered */
 		if (cacheable && stable_after_scan(fd, &st))
 			cache_insert(&sc->cache, &key, gen);
-		log_debug("%s: clean", event_path_name(path));
+		log_debug("%s: clean%s%s", event_path_name(path),
+			  ans.server ? " by clamd " : "", ans.server ? ans.server : "");
 		return VERDICT_ALLOW;
 	case SCAN_INFECTED:
 		atomic_fetch_add(&sc->stats.infected, 1);
 		atomic_fetch_add(&sc->stats.denied, 1);
 		read_comm(pid, comm, sizeof(comm));
-		log_detection(event_path_name(path), pid, comm, sig, "denied");
+		log_detection(event_path_name(path), pid, comm, ans.sig, "denied",
+			      ans.server);
 		return VERDICT_DENY;
 	case SCAN_EXCEEDS_MAX:
 	case SCAN_ENCRYPTED:
-		return partial_verdict(sc, res, sig, path, pid);
+		return partial_verdict(sc, res, ans.sig, ans.server, path, pid);
 	case SCAN_ERROR:
 	default:
 		log_warning("%s: scan error: %s; verdict %s", event_path_name(path),
-			    sig, verdict_name(cfg->on_error));
+			    ans.sig, verdict_name(cfg->on_error));
 		return error_verdict(sc);
 	}
 }

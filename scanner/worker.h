@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "backend.h"
 #include "cache.h"
 #include "config.h"
 #include "engine.h"
@@ -17,7 +18,8 @@
 struct scanner {
 	const struct config *cfg;
 	struct source *source;
-	struct engine_holder engines;
+	struct engine_holder engines;	/* backend libclamav's engines */
+	struct backend backend;		/* who scans */
 	struct cache cache;
 	struct stats stats;
 	int stop_fd;			/* eventfd: readable once stopping */

@@ -148,6 +148,17 @@ static void test_bad_lines(void **state)
 		{ "group = aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n", ":1:", "group" },
 		{ "log_level = loud\n", ":1:", "log_level" },
 		{ "source = inotify\n", ":1:", "dazukofs or fanotify" },
+		{ "backend = clamav\n", ":1:", "libclamav or clamd" },
+		{ "local_socket = run/clamd.ctl\n", ":1:", "local_socket" },
+		{ "tcp_server = scanner1\n", ":1:", "HOST:PORT" },
+		{ "tcp_server = ::1:3310\n", ":1:", "brackets" },
+		{ "tcp_server = [::1]3310\n", ":1:", "tcp_server" },
+		{ "tcp_server = host:0\n", ":1:", "tcp_server" },
+		{ "tcp_server = host:65536\n", ":1:", "tcp_server" },
+		{ "tcp_server = :3310\n", ":1:", "tcp_server" },
+		{ "stream_max_length = 5G\n", ":1:", "stream_max_length" },
+		{ "clamd_timeout_ms = 0\n", ":1:", "clamd_timeout_ms" },
+		{ "clamd_retry_ms = soon\n", ":1:", "clamd_retry_ms" },
 		{ "track = perhaps\n", ":1:", "yes or no" },
 		{ "clamav_cache = off-ish\n", ":1:", "clamav_cache" },
 		{ "database = var/lib\n", ":1:", "absolute" },
@@ -479,6 +490,72 @@ static void test_limits(void **state)
 	config_free(&cfg);
 }
 
+/*
+ * The backend: libclamav by default; clamd needs a server; the servers in
+ * order; clamd_timeout_ms below the group's timeout_ms (refused when
+ * given, lowered to a third when it is the default; fanotify takes any).
+ */
+static void test_backend(void **state)
+{
+	char err[CONFIG_ERR_MAX] = "";
+	struct config cfg;
+	char host[64], port[8];
+
+	(void)state;
+	config_init(&cfg);
+	assert_int_equal(cfg.backend, BACKEND_LIBCLAMAV);
+	assert_int_equal(cfg.stream_max_length, 100 << 20);
+	assert_int_equal(load(&cfg, "backend = clamd\nlocal_socket = /run/clamav/clamd.ctl\n"
+			      "tcp_server = scan1.example:3310\ntcp_server = [::1]:3311\n"
+			      "stream_max_length = 25M\nclamd_retry_ms = 500\n", err,
+			      sizeof(err)), 0);
+	assert_int_equal(cfg.backend, BACKEND_CLAMD);
+	assert_string_equal(cfg.local_socket, "/run/clamav/clamd.ctl");
+	assert_int_equal(cfg.tcp_servers.n, 2);
+	assert_string_equal(cfg.tcp_servers.items[0], "scan1.example:3310");
+	assert_string_equal(cfg.tcp_servers.items[1], "[::1]:3311");
+	assert_int_equal(cfg.stream_max_length, 25 << 20);
+	assert_int_equal(cfg.clamd_retry_ms, 500);
+	config_free(&cfg);
+
+	assert_int_equal(config_parse_hostport("[::1]:3311", host, sizeof(host), port,
+					       sizeof(port)), 0);
+	assert_string_equal(host, "::1");
+	assert_string_equal(port, "3311");
+	assert_int_equal(config_parse_hostport("10.0.0.1:1", host, sizeof(host), port,
+					       sizeof(port)), 0);
+	assert_string_equal(host, "10.0.0.1");
+
+	config_init(&cfg);
+	assert_int_equal(args(&cfg, err, sizeof(err), "-c", "/dev/null", "--backend", "clamd",
+			      (char *)NULL), -1);
+	assert_non_null(strstr(err, "needs a server"));
+	config_free(&cfg);
+
+	/* the default per-request timeout fits three times into timeout_ms */
+	config_init(&cfg);
+	assert_int_equal(args(&cfg, err, sizeof(err), "-c", "/dev/null", "--backend", "clamd",
+			      "--tcp-server", "127.0.0.1:3310", "--timeout-ms", "6000",
+			      (char *)NULL), 0);
+	assert_int_equal(cfg.clamd_timeout_ms, 2000);
+	config_free(&cfg);
+
+	config_init(&cfg);
+	assert_int_equal(args(&cfg, err, sizeof(err), "-c", "/dev/null", "--backend", "clamd",
+			      "--tcp-server", "127.0.0.1:3310", "--timeout-ms", "6000",
+			      "--clamd-timeout-ms", "6000", (char *)NULL), -1);
+	assert_non_null(strstr(err, "clamd_timeout_ms 6000 is not below timeout_ms 6000"));
+	config_free(&cfg);
+
+	config_init(&cfg);
+	assert_int_equal(args(&cfg, err, sizeof(err), "-c", "/dev/null", "--backend", "clamd",
+			      "--local-socket", "/run/c.sock", "--source", "fanotify",
+			      "--fanotify-mount", "/", "--clamd-timeout-ms", "60000",
+			      (char *)NULL), 0);
+	assert_int_equal(cfg.clamd_timeout_ms, 60000);
+	config_free(&cfg);
+}
+
 static void test_help(void **state)
 {
 	char err[CONFIG_ERR_MAX] = "";
@@ -509,6 +586,7 @@ int main(void)
 		cmocka_unit_test(test_command_line),
 		cmocka_unit_test(test_help),
 		cmocka_unit_test(test_limits),
+		cmocka_unit_test(test_backend),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

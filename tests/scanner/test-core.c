@@ -50,6 +50,7 @@ static int setup(void **state)
 	f->cfg.cache_size = 16;
 	f->sc.cfg = &f->cfg;
 	engine_holder_init(&f->sc.engines);
+	backend_libclamav_init(&f->sc.backend, &f->sc.engines);
 	stats_init(&f->sc.stats);
 	if (cache_init(&f->sc.cache, f->cfg.cache_size))
 		return -1;

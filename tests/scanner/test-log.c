@@ -86,7 +86,7 @@ static void log_a_path(void)
 
 static void log_a_detection(void)
 {
-	log_detection(forged_path, 42, "ev\x1b[2J\ncomm", "Eicar\n", "denied");
+	log_detection(forged_path, 42, "ev\x1b[2J\ncomm", "Eicar\n", "denied", NULL);
 }
 
 static int count(const char *s, char c)

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Who scans a file: libclamav in this process (backend_libclamav.c, the
+ * default) or clamd servers (backend_clamd.c).  The scanning core
+ * (worker.c) asks the backend for one file's scan_result and keeps
+ * everything around it the same for both: filters, size limit, verdict
+ * cache, the limits policy, on_error, counters and logs.
+ */
+#ifndef SCANNER_BACKEND_H
+#define SCANNER_BACKEND_H
+
+#include <stddef.h>
+#include <sys/stat.h>
+
+#include "engine.h"
+
+struct config;
+
+struct scan_answer {
+	/* SCAN_INFECTED: the signature; EXCEEDS_MAX, ENCRYPTED: the heuristic; ERROR: why */
+	char sig[256];
+	/* who scanned, for the logs: a clamd server's name; NULL for libclamav */
+	const char *server;
+};
+
+struct backend;
+
+struct backend_ops {
+	const char *name;
+	/*
+	 * Scan fd (st: its fstat, name: for messages); thread-safe.  Only
+	 * SCAN_CLEAN is clean: whatever goes wrong is SCAN_ERROR with why in
+	 * a->sig.
+	 */
+	enum scan_result (*scan)(struct backend *b, int fd, const struct stat *st,
+				 const char *name, struct scan_answer *a);
+	/* Log the backend's own statistics (per server); may be NULL. */
+	void (*log_stats)(struct backend *b);
+	/* A few words for the status line ("" if none). */
+	void (*status)(struct backend *b, char *buf, size_t len);
+	void (*destroy)(struct backend *b);
+};
+
+struct backend {
+	const struct backend_ops *ops;
+	void *priv;
+};
+
+/* libclamav in this process, with the engines of h (owned by the caller). */
+void backend_libclamav_init(struct backend *b, struct engine_holder *h);
+
+/* clamd servers from cfg (kept by reference); -1 with a message. */
+int backend_clamd_init(struct backend *b, const struct config *cfg, char *err,
+		       size_t errlen);
+
+static inline void backend_destroy(struct backend *b)
+{
+	if (b->ops && b->ops->destroy)
+		b->ops->destroy(b);
+	b->ops = NULL;
+	b->priv = NULL;
+}
+
+#endif

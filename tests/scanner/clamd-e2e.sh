@@ -1,0 +1,417 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# dazuko-clamscan with backend clamd, end to end with source fanotify on
+# this host (root), against real clamd processes (Debian's clamav-daemon)
+# that the test starts in the foreground with their own config, sockets,
+# ports and the test signatures; Debian's clamav-daemon service is not used.
+#   local     a local clamd over its UNIX socket with fd passing: clamd runs
+#             as nobody and the files are root's 0600, so only a passed fd
+#             lets it read them; a clean file opens, EICAR is denied and
+#             logged with the server's name.  clamd killed: on_error (deny)
+#             decides, counted and logged; restarted: in use again.
+#   tcp       two clamd on 127.0.0.1 over TCP (INSTREAM); for each: a clean
+#             file opens, EICAR is denied, the server counts the scans, and
+#             they all went over one persistent session (IDSESSION).
+#   failover  both servers in order; the first is killed (-9) during two
+#             runs of opens at once: every verdict is right (none lost to on_error), no
+#             open takes longer than the request timeout; restarted, it is
+#             used again.  Stopped (SIGSTOP, a slow server): its requests
+#             time out and go to the other one, within the timeout.
+#   oversize  a file larger than stream_max_length is not sent and not
+#             allowed as clean (the limits policy, never cached); with a
+#             stream_max_length above clamd's StreamMaxLength, clamd's
+#             size-limit reply is an error for on_error, never clean.
+#   haproxy   two clamd behind HAProxy on 127.0.0.1 (the configuration of
+#             Documentation/userspace.md): the scanner uses the one
+#             endpoint, both servers take scans; one killed, the verdicts
+#             stay right.
+# Every wait has a deadline.
+# Usage: clamd-e2e.sh local|tcp|failover|oversize|haproxy SCANNER DBDIR
+set -u
+MODE=$1
+SCANNER=$2
+DB_SRC=$3
+. "$(dirname "$0")/common.sh"
+
+[ "$(id -u)" = 0 ] || fail "needs root (fanotify permission events)"
+CLAMD=$(command -v clamd || echo /usr/sbin/clamd)
+[ -x "$CLAMD" ] || fail "needs clamd (Debian's clamav-daemon; scripts/setup installs it)"
+PY=/usr/bin/python3
+W=$(mktemp -d /var/tmp/scanner-clamd.XXXXXX)
+chmod 755 "$W"		# clamd runs as nobody in mode local
+M=$W/mnt
+PID=
+CLAMD_PIDS=
+cleanup() {
+	[ -n "$PID" ] && kill -9 "$PID" 2>/dev/null
+	for p in $CLAMD_PIDS; do kill -9 "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	umount "$M" 2>/dev/null
+	rm -rf "$W"
+}
+trap 'rc=$?; if [ $rc != 0 ]; then for l in "$W"/*.log "$W"/*/clamd.log; do [ -f "$l" ] && { echo "--- $l"; tail -40 "$l"; }; done; fi; cleanup; exit $rc' EXIT
+mkdir -p "$M" "$W/db"
+cp "$DB_SRC"/* "$W/db/"
+chmod 755 "$W/db"
+chmod 644 "$W/db"/*
+mount -t tmpfs -o size=32m,mode=755 scanner-clamd "$M" || fail "mount tmpfs"
+
+# free_port: a TCP port on 127.0.0.1 nobody listens on now
+free_port() {
+	$PY -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# clamd_answers ADDR: PING on a new connection (a socket path or host:port) gets PONG
+clamd_answers() {
+	$PY - "$1" <<'EOF' 2>/dev/null
+import socket, sys
+a = sys.argv[1]
+if a.startswith('/'):
+    s = socket.socket(socket.AF_UNIX)
+    s.settimeout(2)
+    s.connect(a)
+else:
+    h, p = a.rsplit(':', 1)
+    s = socket.create_connection((h, int(p)), 2)
+s.settimeout(2)
+s.sendall(b'zPING\0')
+sys.exit(0 if s.recv(64) == b'PONG\0' else 1)
+EOF
+}
+
+# start_clamd NAME PORT|- [USER]: clamd with its own config in $W/NAME,
+# listening on $W/NAME/sock and, with a PORT, on 127.0.0.1:PORT; answering
+# PING before this returns.  Its pid in $CLAMD_PID.
+start_clamd() {
+	_d=$W/$1
+	mkdir -p "$_d/tmp"
+	cat > "$_d/clamd.conf" <<EOF
+Foreground yes
+LocalSocket $_d/sock
+DatabaseDirectory $W/db
+TemporaryDirectory $_d/tmp
+LogFile $_d/clamd.log
+LogVerbose yes
+StreamMaxLength 1M
+HeuristicAlerts yes
+AlertExceedsMax yes
+AlertEncrypted yes
+MaxThreads 4
+SelfCheck 0
+EOF
+	[ "$2" != - ] && printf 'TCPSocket %s\nTCPAddr 127.0.0.1\n' "$2" >> "$_d/clamd.conf"
+	if [ -n "${3:-}" ]; then
+		echo "User $3" >> "$_d/clamd.conf"
+		chown -R "$3" "$_d"
+	fi
+	rm -f "$_d/sock"
+	"$CLAMD" -c "$_d/clamd.conf" > "$_d/stdout" 2>&1 &
+	CLAMD_PID=$!
+	CLAMD_PIDS="$CLAMD_PIDS $CLAMD_PID"
+	if [ "$2" != - ]; then
+		wait_for 60 "clamd $1 on port $2" clamd_answers "127.0.0.1:$2"
+	else
+		wait_for 60 "clamd $1 on $_d/sock" clamd_answers "$_d/sock"
+	fi
+}
+
+# kill_clamd PID: gone (waited for)
+kill_clamd() {
+	kill -9 "$1"
+	wait "$1" 2>/dev/null
+}
+
+# start_scanner LOG OPTION...: the scanner on $M with backend clamd, ready
+start_scanner() {
+	_log=$1
+	shift
+	"$SCANNER" -f -c /dev/null --source fanotify --fanotify-mount "$M" \
+		--workers 2 --log-level debug --backend clamd "$@" >"$_log" 2>&1 &
+	PID=$!
+	wait_log 60 "$_log" 'notice: ready:'
+}
+
+stop_scanner() {
+	kill -TERM "$PID"
+	wait "$PID"
+	_rc=$?
+	PID=
+	[ "$_rc" = 0 ] || { cat "$1"; fail "scanner exited with $_rc after SIGTERM"; }
+}
+
+# server_stats LOG SERVER: SERVER's statistics line, after a fresh SIGUSR1
+server_stats() {
+	_n=$(grep -c "statistics: clamd $2:" "$1")
+	kill -USR1 "$PID"
+	wait_log 10 "$1" "statistics: clamd $2:" $((_n + 1))
+	grep "statistics: clamd $2:" "$1" | tail -1
+}
+
+# stat_of LINE NAME: the value of NAME=... in LINE
+stat_of() {
+	printf '%s\n' "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"
+}
+
+# found_by LOG FILE SERVER: a FOUND line for FILE naming SERVER
+found_by() {
+	wait_log 10 "$1" "FOUND signature=Dazukofs\.Test\.EICAR[^ ]* path=$2 pid=[0-9]* comm=[^ ]* action=denied server=$3\$"
+}
+
+echo "clean text" > "$M/clean.txt"
+make_eicar "$M/eicar.com"
+chmod 600 "$M/clean.txt" "$M/eicar.com"
+t0=$(now_ms)
+
+case $MODE in
+local)
+	start_clamd c1 - nobody
+	SOCK=$W/c1/sock
+	# clamd (nobody) cannot open the files: only the passed fd reads them
+	setpriv --reuid=65534 --regid=65534 --clear-groups cat "$M/clean.txt" \
+		>/dev/null 2>&1 && fail "nobody can read $M/clean.txt: the test proves nothing"
+	echo "clean too" > "$M/clean2.txt"	# opened first while clamd is gone
+	chmod 600 "$M/clean2.txt"
+	LOG=$W/local.log
+	start_scanner "$LOG" --local-socket "$SOCK" --on-error deny --clamd-retry-ms 300
+	expect_allowed "$M/clean.txt"
+	expect_denied "$M/eicar.com"
+	found_by "$LOG" "$M/eicar.com" "$SOCK"
+	# clamd names a passed fd by its path (/proc/self/fd), a stream "instream(...)"
+	log_has "$W/c1/clamd.log" "^$M/eicar.com: Dazukofs.Test.EICAR.* FOUND" ||
+		fail "clamd did not scan eicar.com through a passed fd"
+	st=$(server_stats "$LOG" "$SOCK")
+	[ "$(stat_of "$st" state)" = up ] && [ "$(stat_of "$st" scans)" = 2 ] &&
+		[ "$(stat_of "$st" errors)" = 0 ] || fail "server statistics: $st"
+	pass "local clamd with fd passing: ${st#*statistics: }"
+
+	# no clamd left: on_error decides, counted and logged
+	kill_clamd "$CLAMD_PID"
+	expect_denied "$M/clean2.txt"
+	wait_log 10 "$LOG" "$M/clean2.txt: scan error: no clamd server answered.*; verdict deny"
+	kill -USR1 "$PID"
+	wait_log 10 "$LOG" 'statistics: events=.* errors=1 '
+	pass "clamd gone: on_error=deny, counted and logged"
+
+	# restarted: used again once its retry time has come
+	start_clamd c1 - nobody
+	wait_for 30 "the restarted clamd to answer for the scanner" opens "$M/clean2.txt"
+	wait_log 10 "$LOG" "clamd $SOCK: answering again; back in use"
+	expect_denied "$M/eicar.com"
+	pass "restarted clamd in use again"
+	stop_scanner "$LOG"
+	;;
+tcp)
+	for c in c1 c2; do
+		for i in 1 2 3; do echo "clean $i" > "$M/clean-$c-$i.txt"; done
+	done
+	for c in c1 c2; do
+		port=$(free_port)
+		start_clamd "$c" "$port"
+		LOG=$W/tcp-$c.log
+		start_scanner "$LOG" --tcp-server "127.0.0.1:$port"
+		expect_allowed "$M/clean.txt"
+		expect_denied "$M/eicar.com"
+		found_by "$LOG" "$M/eicar.com" "127.0.0.1:$port"
+		# persistent: more scans, still the one session of the start's PING
+		for i in 1 2 3; do
+			expect_allowed "$M/clean-$c-$i.txt" >/dev/null
+		done
+		conns=$(ss -Htn state established "( dport = :$port )" | wc -l)
+		[ "$conns" = 1 ] || fail "$conns connections to clamd $c after 5 scans, not one session"
+		st=$(server_stats "$LOG" "127.0.0.1:$port")
+		[ "$(stat_of "$st" state)" = up ] && [ "$(stat_of "$st" scans)" = 5 ] &&
+			[ "$(stat_of "$st" idle_sessions)" = 1 ] || fail "server statistics: $st"
+		# the file went to this clamd as a stream
+		log_has "$W/$c/clamd.log" 'instream(127.0.0.1@[0-9]*): Dazukofs.Test.EICAR.* FOUND' ||
+			fail "clamd $c did not log the stream's detection"
+		pass "clamd $c on 127.0.0.1:$port: ${st#*statistics: }"
+		stop_scanner "$LOG"
+	done
+	;;
+failover)
+	P1=$(free_port)
+	start_clamd c1 "$P1"
+	C1=$CLAMD_PID
+	P2=$(free_port)
+	start_clamd c2 "$P2"
+	S1=127.0.0.1:$P1 S2=127.0.0.1:$P2
+	TMO=3000
+	LOG=$W/failover.log
+	# no verdict cache: every open is a scan
+	start_scanner "$LOG" --tcp-server "$S1" --tcp-server "$S2" --cache-size 0 \
+		--clamd-timeout-ms $TMO --clamd-retry-ms 300
+	# opener N: N clean and N infected opens; one line per open:
+	# "ok|BAD FILE MS"
+	opener() {
+		_i=0
+		while [ "$_i" -lt "$1" ]; do
+			for _f in clean.txt eicar.com; do
+				_t=$(now_ms)
+				if timeout 30 cat "$M/$_f" >/dev/null 2>&1; then _r=allowed; else _r=denied; fi
+				_ms=$(( $(now_ms) - _t ))
+				case $_f$_r in
+				clean.txtallowed|eicar.comdenied) echo "ok $_f $_ms" ;;
+				*) echo "BAD $_f $_r $_ms" ;;
+				esac
+			done >> "$W/opens"
+			_i=$((_i + 1))
+		done
+	}
+	: > "$W/opens"
+	# two at once, so that the kill is likely to catch a scan in flight
+	opener 60 &
+	OPENER1=$!
+	opener 60 &
+	OPENER2=$!
+	wait_for 60 "80 opens" log_has "$W/opens" '^' 80
+	kill_clamd "$C1"
+	pass "killed clamd $S1 after $(wc -l < "$W/opens") opens"
+	wait_for 120 "the openers to finish" \
+		sh -c "! kill -0 $OPENER1 2>/dev/null && ! kill -0 $OPENER2 2>/dev/null"
+	wait "$OPENER1" "$OPENER2"
+	[ "$(wc -l < "$W/opens")" = 240 ] || fail "$(wc -l < "$W/opens") opens of 240"
+	if grep -q '^BAD' "$W/opens"; then
+		grep '^BAD' "$W/opens"
+		fail "verdicts lost or wrong after clamd $S1 was killed"
+	fi
+	slowest=$(sort -k3 -n "$W/opens" | tail -1 | cut -d' ' -f3)
+	[ "$slowest" -lt $((TMO + 1000)) ] || fail "an open took $slowest ms (request timeout $TMO ms)"
+	s2=$(server_stats "$LOG" "$S2")
+	[ "$(stat_of "$s2" scans)" -gt 0 ] || fail "clamd $S2 took no scans: $s2"
+	s1=$(server_stats "$LOG" "$S1")
+	[ "$(stat_of "$s1" state)" = down ] || fail "clamd $S1 not taken out: $s1"
+	pass "240 opens, every verdict right, slowest $slowest ms; ${s2#*statistics: }"
+
+	# restarted on its port: back in use (it comes first)
+	n1=$(stat_of "$s1" scans)
+	start_clamd c1 "$P1"
+	C1=$CLAMD_PID
+	back_in_use() {
+		expect_allowed "$M/clean.txt" >/dev/null
+		_s=$(server_stats "$LOG" "$S1")
+		[ "$(stat_of "$_s" state)" = up ] && [ "$(stat_of "$_s" scans)" -gt "$n1" ]
+	}
+	wait_for 30 "clamd $S1 back in use" back_in_use
+	wait_log 10 "$LOG" "clamd $S1: answering again; back in use"
+	pass "restarted clamd $S1 back in use"
+
+	# a slow server (stopped): its request times out, the next server answers
+	kill -STOP "$C1"
+	for f in clean.txt eicar.com clean.txt; do
+		t=$(now_ms)
+		case $f in
+		clean.txt) expect_allowed "$M/$f" ;;
+		*) expect_denied "$M/$f" ;;
+		esac
+		ms=$(( $(now_ms) - t ))
+		[ "$ms" -lt $((TMO + 1000)) ] || fail "$f took $ms ms with $S1 stopped"
+	done
+	wait_log 10 "$LOG" "clamd $S1: .*timed out.*; taken out"
+	kill -CONT "$C1"
+	pass "a stopped clamd times out and is taken out; the other answers"
+	stop_scanner "$LOG"
+	;;
+oversize)
+	P1=$(free_port)
+	start_clamd c1 "$P1"	# StreamMaxLength 1M
+	S1=127.0.0.1:$P1
+	head -c 2M /dev/zero > "$M/big.bin"
+	head -c 1000000 /dev/zero > "$M/fits.bin"
+	LOG=$W/oversize.log
+	start_scanner "$LOG" --tcp-server "$S1" --stream-max-length 1M
+	expect_allowed "$M/fits.bin"
+	expect_denied "$M/big.bin"
+	expect_denied "$M/big.bin"
+	wait_log 10 "$LOG" "FOUND signature=Heuristics\.Limits\.Exceeded\.StreamMaxLength path=$M/big.bin .*action=denied" 2
+	log_has "$LOG" "big.bin: clean" && fail "big.bin was taken for clean"
+	kill -USR1 "$PID"
+	wait_log 10 "$LOG" 'statistics: events=.* exceeds_max=2 '
+	pass "over stream_max_length: the limits policy at every open"
+	stop_scanner "$LOG"
+
+	# our limit above clamd's: its size-limit reply is an error, never clean
+	LOG=$W/oversize-mismatch.log
+	start_scanner "$LOG" --tcp-server "$S1" --stream-max-length 4M --on-error deny
+	expect_denied "$M/big.bin"
+	wait_log 10 "$LOG" "$M/big.bin: scan error: .*; verdict deny"
+	log_has "$LOG" "big.bin: clean" && fail "big.bin was taken for clean"
+	kill -USR1 "$PID"
+	wait_log 10 "$LOG" 'statistics: events=.* errors=1 '
+	pass "clamd's size limit: $(grep 'big.bin: scan error' "$LOG" | head -1 | sed 's/.*scan error: //')"
+	stop_scanner "$LOG"
+	;;
+haproxy)
+	HAPROXY=$(command -v haproxy || echo /usr/sbin/haproxy)
+	[ -x "$HAPROXY" ] || fail "needs haproxy (scripts/setup installs it)"
+	P1=$(free_port)
+	start_clamd c1 "$P1"
+	C1=$CLAMD_PID
+	P2=$(free_port)
+	start_clamd c2 "$P2"
+	HP=$(free_port)
+	# the configuration of Documentation/userspace.md, on test ports
+	cat > "$W/haproxy.cfg" <<HAEOF
+global
+	maxconn 256
+defaults
+	mode tcp
+	timeout connect 2s
+	timeout client 130s
+	timeout server 130s
+	retries 2
+	option redispatch
+frontend clamd
+	bind 127.0.0.1:$HP
+	default_backend clamd_servers
+backend clamd_servers
+	balance leastconn
+	option tcp-check
+	tcp-check send PING\\n
+	tcp-check expect string PONG
+	server c1 127.0.0.1:$P1 check inter 500ms fall 2 rise 1
+	server c2 127.0.0.1:$P2 check inter 500ms fall 2 rise 1
+HAEOF
+	"$HAPROXY" -db -f "$W/haproxy.cfg" > "$W/haproxy.log" 2>&1 &
+	CLAMD_PIDS="$CLAMD_PIDS $!"
+	wait_for 30 "haproxy on 127.0.0.1:$HP" clamd_answers "127.0.0.1:$HP"
+	SH=127.0.0.1:$HP
+	LOG=$W/haproxy-scanner.log
+	start_scanner "$LOG" --tcp-server "$SH" --clamd-timeout-ms 3000 --clamd-retry-ms 300
+	expect_allowed "$M/clean.txt"
+	expect_denied "$M/eicar.com"
+	found_by "$LOG" "$M/eicar.com" "$SH"
+	# opens from four processes at once (EICAR is never cached): the two
+	# workers' sessions land on both servers
+	both_scanned() {
+		_pids=
+		for _j in 1 2 3 4; do
+			( for _k in 1 2 3 4 5; do timeout 30 cat "$M/eicar.com" >/dev/null 2>&1 &&
+				echo "BAD eicar.com allowed" >> "$W/opens"; done ) &
+			_pids="$_pids $!"
+		done
+		# shellcheck disable=SC2086 # the openers only, not the servers
+		wait $_pids
+		log_has "$W/c1/clamd.log" 'instream(127.0.0.1@[0-9]*): Dazukofs.Test.EICAR.* FOUND' &&
+			log_has "$W/c2/clamd.log" 'instream(127.0.0.1@[0-9]*): Dazukofs.Test.EICAR.* FOUND'
+	}
+	: > "$W/opens"
+	wait_for 60 "both clamd behind haproxy to take scans" both_scanned
+	grep -q BAD "$W/opens" && fail "EICAR allowed through haproxy"
+	st=$(server_stats "$LOG" "$SH")
+	pass "both servers took scans through the one endpoint: ${st#*statistics: }"
+
+	# one server killed: haproxy's check and redispatch keep the endpoint whole
+	kill_clamd "$C1"
+	for i in 1 2 3 4 5; do
+		expect_denied "$M/eicar.com" >/dev/null
+		expect_allowed "$M/clean.txt" >/dev/null
+	done
+	st=$(server_stats "$LOG" "$SH")
+	pass "clamd c1 killed: verdicts right through haproxy: ${st#*statistics: }"
+	stop_scanner "$LOG"
+	;;
+*)
+	fail "usage: clamd-e2e.sh local|tcp|failover|oversize|haproxy SCANNER DBDIR" ;;
+esac
+echo "scanner-clamd-$MODE: all passed in $(( $(now_ms) - t0 )) ms"
