@@ -36,6 +36,32 @@ static int dazukofs_statfs(struct dentry *dentry, struct kstatfs *buf)
 	return err;
 }
 
+/**
+ * dazukofs_sync_fs() - make syncfs() on the mount reach the lower's data
+ * @sb: the dazukofs superblock, s_umount held by the caller
+ * @wait: 0 for the first, non-waiting pass of sync_filesystem()
+ *
+ * Dirty data lives in the lower filesystem's page cache only, so syncing
+ * the mount means syncing the lower superblock (as overlayfs does for its
+ * upper).  sync(2) and emergency syncs skip dazukofs (SB_I_SKIP_SYNC):
+ * they walk every superblock anyway, the lower's included.  Lock order:
+ * the dazukofs s_umount, then the lower's.
+ *
+ * Return: 0 or the lower's sync error.
+ */
+static int dazukofs_sync_fs(struct super_block *sb, int wait)
+{
+	struct super_block *lower_sb = dazukofs_lower_mnt(sb)->mnt_sb;
+	int err;
+
+	if (!wait)
+		return 0;
+	down_read(&lower_sb->s_umount);
+	err = sync_filesystem(lower_sb);
+	up_read(&lower_sb->s_umount);
+	return err;
+}
+
 static int dazukofs_show_options(struct seq_file *m, struct dentry *root)
 {
 	/* The source shows as the mount's device; nothing else to report. */
@@ -44,6 +70,7 @@ static int dazukofs_show_options(struct seq_file *m, struct dentry *root)
 
 static const struct super_operations dazukofs_sops = {
 	.statfs		= dazukofs_statfs,
+	.sync_fs	= dazukofs_sync_fs,
 	/*
 	 * An unused dazukofs inode pins its lower inode; keeping it cached
 	 * would keep an unlinked lower file's blocks allocated.
@@ -126,6 +153,7 @@ static int dazukofs_fill_super(struct super_block *sb, struct fs_context *fc)
 	sb->s_blocksize_bits = lower_sb->s_blocksize_bits;
 	sb->s_time_gran = lower_sb->s_time_gran;
 	sb->s_flags |= lower_sb->s_flags & SB_POSIXACL;
+	sb->s_iflags |= SB_I_SKIP_SYNC;
 	sb->s_magic = DAZUKOFS_SUPER_MAGIC;
 	sb->s_op = &dazukofs_sops;
 	sb->s_xattr = dazukofs_xattr_handlers;
