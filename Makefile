@@ -3,7 +3,8 @@
 #   make setup   install the Debian packages (scripts/setup)
 #   make build   configure and build everything into ./build
 #   make check   build, then run every test (ctest -j2)
-#   make demo    build, then boot the 6.12 kernel and run tests/vm/guest/demo.sh
+#   make demo    build, then boot the 6.12 kernel with systemd and show the
+#                scanner refusing an infected file (tests/vm/guest/demo.sh)
 #   make install build, then cmake --install (honours DESTDIR; PREFIX=... sets
 #                the prefix); the module source goes to /usr/src/dazukofs-VERSION
 #                for DKMS (Documentation/install.md)

@@ -1,0 +1,57 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The demo itself, run by dazukofs-demo.service under systemd (prepared by
+# tests/vm/guest/demo.sh): shows each command and its output on the
+# console, and fails if anything does not behave as shown.
+# With --finish (the unit's ExecStopPost): status file, power off.
+set -u
+OUT=${DAZUKOFS_OUT:?}
+. "${DAZUKOFS_SRC:?}/tests/scanner/common.sh"
+
+if [ "${1:-}" = --finish ]; then
+	rc=1
+	[ "${SERVICE_RESULT:-}" = success ] && rc=0
+	journalctl -q --no-pager -b -o short-monotonic >"$OUT/journal.txt" 2>&1
+	echo "$rc" >"$OUT/status"
+	sync
+	systemctl --force --force poweroff
+	echo o >/proc/sysrq-trigger
+	exit "$rc"
+fi
+
+# Straight to the console (and a copy in OUT), without the journal's prefixes.
+exec > >(tee "$OUT/demo.txt" >/dev/console) 2>&1
+
+show() { printf '\n\033[1m# %s\033[0m\n' "$*"; }
+run() { printf '$ %s\n' "$*"; "$@"; }
+
+show "the scanner, a systemd service (Type=notify: started = signatures loaded)"
+run systemctl start dazuko-clamscan || fail "systemctl start dazuko-clamscan"
+run systemctl --no-pager --lines=0 status dazuko-clamscan
+
+show "dazukofs over /srv/data, at the same path (from /etc/fstab; requires the scanner)"
+run grep /srv/data /etc/fstab
+run mount /srv/data || fail "mount /srv/data"
+run findmnt /srv/data
+
+show "a clean file opens"
+run cat /srv/data/report.txt || fail "the clean file did not open"
+
+show "an infected file (the EICAR test file) does not"
+printf '$ %s\n' "cat /srv/data/invoice.pdf.exe"
+if cat /srv/data/invoice.pdf.exe >/dev/null 2>"$OUT/demo-denied.err"; then
+	fail "the infected file opened"
+fi
+cat "$OUT/demo-denied.err"
+grep -q "Operation not permitted" "$OUT/demo-denied.err" || fail "not refused with EPERM"
+
+show "the detection in the journal"
+detected() { journalctl -q --no-pager -u dazuko-clamscan -o cat | grep -q 'invoice.pdf.exe'; }
+wait_for 10 "the detection in the journal" detected
+printf '$ %s\n' "journalctl -u dazuko-clamscan -o cat | grep invoice.pdf.exe"
+journalctl -q --no-pager -u dazuko-clamscan -o cat | grep 'invoice.pdf.exe'
+
+show "what the kernel sees"
+run dazukofsctl status || fail "dazukofsctl status"
+run dazukofsctl stats || fail "dazukofsctl stats"
+printf '\n\033[1m# demo: done\033[0m\n'
