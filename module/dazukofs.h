@@ -94,7 +94,7 @@ static inline struct file *dazukofs_lower_file(const struct file *file)
  * @events: events posted
  * @allowed: answered allow (including those settled by the group's removal)
  * @denied: answered deny
- * @cancelled: withdrawn before any worker took them (the opener was killed)
+ * @cancelled: withdrawn, queued or in hand, because the opener was killed
  * @timeouts: settled by the group's timeout_action, unanswered in time
  * @open_errors: settled by the group's open_error_action: a worker could
  *		 not open the event's file

@@ -9,8 +9,8 @@
  * before it drains or never sees it.  From then on each gevent moves, under
  * its group's lock, from the group's queue to the hands of a worker and
  * then out (DONE), by an answer, by a timeout, by the group's removal, by
- * the worker failing to open the file (dazukofs_open_failed()), or, while
- * still queued, by the opener giving up when killed.  A worker that cannot
+ * the worker failing to open the file (dazukofs_open_failed()), or by the
+ * opener giving up when killed, queued or in hand.  A worker that cannot
  * take an event puts it back in the queue: at the front if the fault is
  * the worker's, at the tail if the open failed transiently.  Whoever sets
  * DONE settles the gevent, exactly once.
@@ -86,7 +86,12 @@ static struct dazukofs_event *dazukofs_alloc_event(const struct path *lower,
 	return event;
 }
 
-/* The opener was killed: withdraw what no worker has taken yet. */
+/*
+ * The opener was killed: withdraw every part not settled yet, queued or in
+ * a worker's hands.  Nobody waits for the verdict any more, so nothing
+ * may keep the event, and with it the lower path, alive: a worker's later
+ * answer finds no such event (ENOENT).
+ */
 static void dazukofs_withdraw(struct dazukofs_event *event)
 {
 	unsigned int i;
@@ -94,19 +99,25 @@ static void dazukofs_withdraw(struct dazukofs_event *event)
 	for (i = 0; i < event->nr; i++) {
 		struct dazukofs_gevent *ge = &event->ge[i];
 		struct dazukofs_group *group = ge->group;
-		bool withdrawn = false;
+		enum dazukofs_gevent_state was;
 
 		spin_lock(&group->lock);
-		if (ge->state == DAZUKOFS_GE_QUEUED) {
+		was = ge->state;
+		if (was != DAZUKOFS_GE_DONE) {
 			list_del(&ge->node);
 			ge->state = DAZUKOFS_GE_DONE;
-			withdrawn = true;
+			ge->holder = NULL;
 		}
 		spin_unlock(&group->lock);
-		if (!withdrawn)
+		if (was == DAZUKOFS_GE_DONE)
 			continue;
-		atomic_dec(&group->stats.waiting);
-		atomic_dec(&dazukofs_global_stats.waiting);
+		if (was == DAZUKOFS_GE_QUEUED) {
+			atomic_dec(&group->stats.waiting);
+			atomic_dec(&dazukofs_global_stats.waiting);
+		} else {
+			atomic_dec(&group->stats.in_hand);
+			atomic_dec(&dazukofs_global_stats.in_hand);
+		}
 		atomic64_inc(&group->stats.cancelled);
 		dazukofs_settle(ge, DAZUKOFS_ALLOW);
 	}
@@ -705,24 +716,60 @@ void dazukofs_group_arm(struct dazukofs_group *group)
 	spin_unlock(&group->lock);
 }
 
+/*
+ * Under the group's lock, for a group tracked from now on: the events
+ * left in hand by workers that went away while it was untracked (no
+ * holder) go back to the front of the queue, in the order they were
+ * taken, as dazukofs_worker_remove() does for a tracked group.  Return:
+ * how many.
+ */
+static int dazukofs_requeue_orphans_locked(struct dazukofs_group *group)
+{
+	struct dazukofs_gevent *ge, *next;
+	int n = 0;
+
+	lockdep_assert_held(&group->lock);
+	list_for_each_entry_safe_reverse(ge, next, &group->in_hand, node) {
+		if (ge->holder)
+			continue;
+		list_move(&ge->node, &group->queue);
+		ge->state = DAZUKOFS_GE_QUEUED;
+		n++;
+	}
+	return n;
+}
+
 /**
  * dazukofs_group_set_track() - turn crash tracking on or off
  * @group: the group
  * @track: the new setting
  *
- * A group tracked from now on with no worker goes inactive at once,
- * unless a grace window is still open (tracking was switched off and on
- * during it): then the window's end decides.
+ * Switching it on returns to the queue the held events whose worker went
+ * away while the group was untracked: a tracked group has no orphans.  A
+ * group tracked from now on with no worker goes inactive at once, its
+ * waiting events (those too) settled as allowed, unless a grace window is
+ * still open (tracking was switched off and on during it): then the
+ * window's end decides.  Switching it off orphans nothing: held events
+ * keep their workers.
  */
 void dazukofs_group_set_track(struct dazukofs_group *group, bool track)
 {
 	LIST_HEAD(settle);
-	int skipped = 0;
+	int returned = 0, skipped = 0;
 
 	spin_lock(&group->lock);
+	if (track && !group->track && !group->dead)
+		returned = dazukofs_requeue_orphans_locked(group);
 	group->track = track;
 	if (!group->dead && !dazukofs_group_active(group))
 		skipped = dazukofs_deactivate_locked(group, &settle);
 	spin_unlock(&group->lock);
+
+	atomic_sub(returned, &group->stats.in_hand);
+	atomic_sub(returned, &dazukofs_global_stats.in_hand);
+	atomic_add(returned, &group->stats.waiting);
+	atomic_add(returned, &dazukofs_global_stats.waiting);
+	if (returned && !skipped)
+		wake_up(&group->wq);
 	dazukofs_settle_skipped(group, &settle, skipped);
 }

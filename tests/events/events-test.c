@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/epoll.h>
+#include <sys/mount.h>
 #include <sys/sysmacros.h>
 
 #include <cmocka.h>
@@ -720,6 +721,75 @@ static void sigkill_waiting_opener(void **state)
 	group_del("ev-kill");
 }
 
+/*
+ * A killed opener whose event is in a worker's hands: the event is
+ * withdrawn (cancelled) at once, the worker's late answer gets ENOENT,
+ * and nothing pins the lower any more: the dazukofs mount and the lower
+ * under it unmount, without the worker answering.  The worker closed the
+ * event's fd, and keeps its device open throughout.
+ */
+static const char klower[] = "/mnt/ev-kill-lower", kmnt[] = "/mnt/ev-kill";
+
+/* The teardown of sigkill_opener_in_hand(): its mounts too, if left. */
+static int cleanup_kill_mounts(void **state)
+{
+	cleanup(state);
+	umount2(kmnt, MNT_DETACH);
+	umount2(klower, MNT_DETACH);
+	return 0;
+}
+
+static void sigkill_opener_in_hand(void **state)
+{
+	int id = group_new("ev-killh"), fd = dev_open(id);
+	long long gcan, can, gev;
+	struct dazukofs_proto_event ev;
+	char path[4096];
+	int um_mnt, um_lower, err;
+	pid_t pid;
+
+	(void)state;
+	mkdir(klower, 0755);
+	mkdir(kmnt, 0755);
+	OK(mount("ev-kill", klower, "tmpfs", 0, "size=1m"));
+	if (mount(klower, kmnt, "dazukofs", 0, NULL)) {
+		err = errno;
+		umount2(klower, MNT_DETACH);
+		fail_msg("mount dazukofs: %s", strerror(err));
+	}
+	snprintf(path, sizeof(path), "%s/file", klower);
+	err = open(path, O_WRONLY | O_CREAT, 0644);
+	OK(err);
+	close(err);
+	snprintf(path, sizeof(path), "%s/file", kmnt);
+	gcan = ev_ctr("ev-killh", "cancelled");
+	can = ev_ctr(NULL, "cancelled");
+	pid = ev_opener(path);
+	OK(pid);
+	kids[nkids++] = pid;
+	read_ev(fd, &ev);
+	close(ev.fd);
+	gev = ev_ctr("ev-killh", "events");
+	OK(kill(pid, SIGKILL));
+	assert_int_equal(ev_opener_wait(pid, 5000), EV_SIGNALLED(SIGKILL));
+	/* The opener withdrew its event before it exited. */
+	um_mnt = umount2(kmnt, 0) ? errno : 0;
+	um_lower = umount2(klower, 0) ? errno : 0;
+	if (um_mnt || um_lower)
+		fail_msg("umount with the worker's event outstanding: %s, %s",
+			 strerror(um_mnt), strerror(um_lower));
+	assert_true(ev_wait_ctr("ev-killh", "cancelled", gcan + 1, 5000));
+	assert_int_equal(ev_ctr("ev-killh", "in_hand"), 0);
+	assert_int_equal(ev_ctr("ev-killh", "waiting"), 0);
+	assert_int_equal(ev_ctr("ev-killh", "events"), gev);
+	assert_int_equal(ev_ctr(NULL, "cancelled"), can + 1);
+	/* The answer comes too late, and leaves no trace. */
+	assert_int_equal(ev_answer(fd, ev.id, DAZUKOFS_DENY), -ENOENT);
+	assert_int_equal(ev_ctr("ev-killh", "denied"), 0);
+	close(fd);
+	group_del("ev-killh");
+}
+
 static volatile sig_atomic_t got_term, got_int;
 static void on_signal(int sig)
 {
@@ -1095,6 +1165,8 @@ int main(int argc, char **argv)
 		T(nonblock_read),
 		T(poll_and_epoll),
 		T(sigkill_waiting_opener),
+		cmocka_unit_test_teardown(sigkill_opener_in_hand,
+					  cleanup_kill_mounts),
 		T(sigterm_sigint_do_not_interrupt),
 		T(dir_and_fifo_make_no_event),
 		T(group_names),
