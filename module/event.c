@@ -53,7 +53,10 @@ static void dazukofs_settle(struct dazukofs_gevent *ge, int verdict)
 
 	if (verdict == DAZUKOFS_DENY)
 		WRITE_ONCE(event->denied, true);
-	/* Fully ordered: the opener sees @denied once it sees zero. */
+	/*
+	 * Fully ordered: the write of @denied comes before the count
+	 * reaches zero; pairs with atomic_read_acquire() in dazukofs_wait().
+	 */
 	if (atomic_dec_and_test(&event->pending))
 		wake_up(&event->wq);
 	/* The gevent's own reference kept @event alive for the wake-up. */
@@ -224,7 +227,12 @@ static int dazukofs_wait(struct dazukofs_event *event)
 
 		if (left < 0)
 			return -EINTR;
-		if (!atomic_read(&event->pending))
+		/*
+		 * Acquire: the caller's read of @denied comes after this read
+		 * of zero; pairs with the fully ordered atomic_dec_and_test()
+		 * of the last dazukofs_settle(), which wrote @denied before.
+		 */
+		if (!atomic_read_acquire(&event->pending))
 			return 0;
 		dazukofs_expire(event);
 	}
