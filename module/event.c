@@ -53,6 +53,7 @@ static void dazukofs_settle(struct dazukofs_gevent *ge, int verdict)
 
 	if (verdict == DAZUKOFS_DENY)
 		WRITE_ONCE(event->denied, true);
+	atomic_dec(&ge->group->unsettled);
 	/*
 	 * Fully ordered: the write of @denied comes before the count
 	 * reaches zero; pairs with atomic_read_acquire() in dazukofs_wait().
@@ -76,7 +77,8 @@ static struct dazukofs_event *dazukofs_alloc_event(const struct path *lower,
 {
 	struct dazukofs_event *event;
 
-	event = kzalloc(struct_size(event, ge, nr), GFP_KERNEL);
+	/* Charged to the opener's memory cgroup. */
+	event = kzalloc(struct_size(event, ge, nr), GFP_KERNEL_ACCOUNT);
 	if (!event)
 		return NULL;
 	refcount_set(&event->ref, 1);
@@ -126,8 +128,29 @@ static void dazukofs_withdraw(struct dazukofs_event *event)
 	}
 }
 
-/* Queue @event for @group, unless the group is inactive. */
-static void dazukofs_post(struct dazukofs_event *event,
+/*
+ * @group has max_queue events unsettled: settle its part of @event at
+ * once, by its overflow_action, without queueing it.
+ */
+static void dazukofs_overflow(struct dazukofs_event *event,
+			      struct dazukofs_group *group, int action)
+{
+	if (action == DAZUKOFS_DENY)
+		WRITE_ONCE(event->denied, true);
+	atomic64_inc(&group->stats.events);
+	atomic64_inc(&group->stats.overflows);
+	atomic64_inc(&dazukofs_global_stats.overflows);
+	pr_warn_ratelimited("group %s: %u events unsettled, max_queue reached: event %lu %s\n",
+			    group->name, READ_ONCE(group->max_queue), event->id,
+			    action == DAZUKOFS_DENY ? "denied" : "allowed");
+}
+
+/*
+ * Queue @event for @group, unless the group is inactive, or settle the
+ * group's part at once if the group has max_queue events unsettled.
+ * Return: true if it overflowed.
+ */
+static bool dazukofs_post(struct dazukofs_event *event,
 			  struct dazukofs_group *group)
 {
 	struct dazukofs_gevent *ge = &event->ge[event->nr];
@@ -143,8 +166,20 @@ static void dazukofs_post(struct dazukofs_event *event,
 	spin_lock(&group->lock);
 	if (!dazukofs_group_active(group)) {
 		spin_unlock(&group->lock);
-		return;
+		return false;
 	}
+	/*
+	 * Posters are serialized by the lock, and settling only lowers the
+	 * count: the group never has more than max_queue events unsettled.
+	 */
+	if (atomic_read(&group->unsettled) >= READ_ONCE(group->max_queue)) {
+		int action = READ_ONCE(group->overflow_action);
+
+		spin_unlock(&group->lock);
+		dazukofs_overflow(event, group, action);
+		return true;
+	}
+	atomic_inc(&group->unsettled);
 	/* Counted before a worker can see it: it may answer at once. */
 	kobject_get(&group->kobj);
 	refcount_inc(&event->ref);
@@ -157,6 +192,7 @@ static void dazukofs_post(struct dazukofs_event *event,
 	atomic_inc(&group->stats.waiting);
 	atomic_inc(&dazukofs_global_stats.waiting);
 	wake_up(&group->wq);
+	return false;
 }
 
 /* Jiffies until the first timeout among the event's unsettled parts. */
@@ -252,6 +288,7 @@ int dazukofs_check_access(const struct path *lower_path)
 {
 	struct dazukofs_event *event;
 	struct dazukofs_group *group;
+	bool overflowed = false;
 	unsigned int nr;
 	int err;
 
@@ -272,10 +309,10 @@ int dazukofs_check_access(const struct path *lower_path)
 		return -ENOMEM;
 	}
 	list_for_each_entry(group, &dazukofs_groups, node)
-		dazukofs_post(event, group);
+		overflowed |= dazukofs_post(event, group);
 	up_read(&dazukofs_groups_rwsem);
 
-	if (!event->nr) {
+	if (!event->nr && !overflowed) {
 		/* Every group is inactive: nobody to ask. */
 		dazukofs_put_event(event);
 		return 0;

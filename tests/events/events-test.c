@@ -1127,6 +1127,125 @@ static void counters_exact(void **state)
 	group_del("ev-ctr-y");
 }
 
+/* Write @val to configfs attribute @attr of group @name: 0 or -errno. */
+static int cfg_write(const char *name, const char *attr, const char *val)
+{
+	char path[256];
+	int fd, err = 0;
+
+	snprintf(path, sizeof(path), DAZUKOFS_CONFIGFS_ROOT "/%s/%s", name,
+		 attr);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, strlen(val)) != (ssize_t)strlen(val))
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+static void expect_cfg(const char *name, const char *attr, const char *want)
+{
+	char path[256], buf[64];
+	int fd, n;
+
+	snprintf(path, sizeof(path), DAZUKOFS_CONFIGFS_ROOT "/%s/%s", name,
+		 attr);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	OK(fd);
+	n = (int)read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	assert_true(n > 0);
+	buf[n] = '\0';
+	assert_string_equal(buf, want);
+}
+
+/* The group's counters add up (see Documentation: Counters). */
+static void assert_group_sum(const char *g)
+{
+	assert_int_equal(ev_ctr(g, "events"),
+			 ev_ctr(g, "allowed") + ev_ctr(g, "denied") +
+			 ev_ctr(g, "cancelled") + ev_ctr(g, "timeouts") +
+			 ev_ctr(g, "open_errors") + ev_ctr(g, "overflows") +
+			 ev_ctr(g, "waiting") + ev_ctr(g, "in_hand"));
+}
+
+/*
+ * max_queue bounds the events a group holds unsettled, waiting or in
+ * hand: one more is settled at once by overflow_action (deny by default)
+ * and counted in overflows, without waiting for a worker.
+ */
+static void queue_overflow(void **state)
+{
+	static const char *const bad[] = {
+		"0", "1048577", "-1", "abc", "\n", "2x", "4294967298",
+	};
+	int fd = dev_open(group_new("ev-ovf"));
+	long long govf = ev_ctr(NULL, "overflows");
+	struct dazukofs_proto_event ev1, ev2;
+	pid_t o1, o2, o3, o4, o5;
+	size_t i;
+
+	(void)state;
+	expect_cfg("ev-ovf", "max_queue", "16384\n");
+	expect_cfg("ev-ovf", "overflow_action", "deny\n");
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (cfg_write("ev-ovf", "max_queue", bad[i]) != -EINVAL)
+			fail_msg("max_queue '%s' accepted", bad[i]);
+	}
+	assert_int_equal(cfg_write("ev-ovf", "overflow_action", "maybe"),
+			 -EINVAL);
+	expect_cfg("ev-ovf", "max_queue", "16384\n");
+	expect_cfg("ev-ovf", "overflow_action", "deny\n");
+	assert_int_equal(cfg_write("ev-ovf", "max_queue", "1048576"), 0);
+	assert_int_equal(cfg_write("ev-ovf", "max_queue", "2\n"), 0);
+	expect_cfg("ev-ovf", "max_queue", "2\n");
+
+	lower_file("ovf", "o");
+	o1 = opener("ovf");
+	o2 = opener("ovf");
+	assert_true(ev_wait_ctr("ev-ovf", "waiting", 2, 20000));
+	/* Full: the third is denied at once, with nobody reading. */
+	o3 = opener("ovf");
+	assert_int_equal(ev_opener_wait(o3, 10000), EPERM);
+	assert_int_equal(ev_ctr("ev-ovf", "overflows"), 1);
+	assert_int_equal(ev_ctr(NULL, "overflows"), govf + 1);
+	assert_int_equal(ev_ctr("ev-ovf", "events"), 3);
+	assert_int_equal(ev_ctr("ev-ovf", "waiting"), 2);
+	assert_true(ev_opener_running(o1));
+	assert_true(ev_opener_running(o2));
+	assert_group_sum("ev-ovf");
+
+	/* An event in hand still counts; overflow_action allow lets through. */
+	read_ev(fd, &ev1);
+	assert_int_equal(cfg_write("ev-ovf", "overflow_action", "allow"), 0);
+	o4 = opener("ovf");
+	assert_int_equal(ev_opener_wait(o4, 10000), 0);
+	assert_int_equal(ev_ctr("ev-ovf", "overflows"), 2);
+	assert_int_equal(ev_ctr("ev-ovf", "allowed"), 0);
+	assert_group_sum("ev-ovf");
+
+	/* Room again once one is answered. */
+	answer(fd, ev1.id, DAZUKOFS_ALLOW);
+	close(ev1.fd);
+	assert_int_equal(opener_result(o1), 0);
+	o5 = opener("ovf");
+	assert_true(ev_wait_ctr("ev-ovf", "waiting", 2, 20000));
+	read_ev(fd, &ev1);
+	read_ev(fd, &ev2);
+	answer(fd, ev1.id, DAZUKOFS_DENY);
+	answer(fd, ev2.id, DAZUKOFS_DENY);
+	close(ev1.fd);
+	close(ev2.fd);
+	assert_int_equal(opener_result(o2), EPERM);
+	assert_int_equal(opener_result(o5), EPERM);
+	assert_int_equal(ev_ctr("ev-ovf", "overflows"), 2);
+	assert_int_equal(ev_ctr("ev-ovf", "events"), 5);
+	assert_group_sum("ev-ovf");
+	close(fd);
+	group_del("ev-ovf");
+}
+
 static void no_group_left(void **state)
 {
 	char path[64];
@@ -1174,6 +1293,7 @@ int main(int argc, char **argv)
 		T(dev_node_follows_group),
 		T(sixty_four_groups),
 		T(counters_exact),
+		T(queue_overflow),
 		T(no_group_left),
 	};
 
