@@ -250,6 +250,25 @@ static void dazukofs_expire(struct dazukofs_event *event)
 }
 
 /*
+ * wait_event_killable_timeout() for the verdict, but freezable too, as
+ * fanotify's permission wait is (wait_event_state() with TASK_KILLABLE |
+ * TASK_FREEZABLE): an opener waiting for a worker does not keep suspend
+ * or hibernation from freezing tasks.  Freezing and thawing is a spurious
+ * wake-up for the loop, which checks the condition and the time left.
+ * Return: as wait_event_killable_timeout().
+ */
+static long dazukofs_wait_verdict(struct dazukofs_event *event, long timeout)
+{
+	might_sleep();
+	if (!atomic_read(&event->pending))
+		return timeout ? timeout : 1;
+	return ___wait_event(event->wq,
+			     ___wait_cond_timeout(!atomic_read(&event->pending)),
+			     (TASK_KILLABLE | TASK_FREEZABLE), 0, timeout,
+			     __ret = schedule_timeout(__ret));
+}
+
+/*
  * Wait for every group's answer.  Only SIGKILL ends the wait early: an
  * open must not fail because of an unrelated signal.  Groups with a
  * timeout are settled here, by the opener, when it runs out.
@@ -257,9 +276,8 @@ static void dazukofs_expire(struct dazukofs_event *event)
 static int dazukofs_wait(struct dazukofs_event *event)
 {
 	for (;;) {
-		long left = wait_event_killable_timeout(event->wq,
-					!atomic_read(&event->pending),
-					dazukofs_next_timeout(event));
+		long left = dazukofs_wait_verdict(event,
+						  dazukofs_next_timeout(event));
 
 		if (left < 0)
 			return -EINTR;

@@ -1246,6 +1246,73 @@ static void queue_overflow(void **state)
 	group_del("ev-ovf");
 }
 
+/* Write @val to the file @path: 0 or -errno. */
+static int write_file(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), err = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, strlen(val)) != (ssize_t)strlen(val))
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+/*
+ * An opener waiting for a verdict can be frozen: suspend (here the
+ * freezer test of suspend to idle) succeeds while it waits, and the
+ * verdict reaches it after the thaw.  An opener that cannot be frozen
+ * makes freezing fail after pm_freeze_timeout, and the write with EBUSY.
+ */
+static void freeze_waiting_opener(void **state)
+{
+	static const char pm_test[] = "/sys/power/pm_test";
+	static const char pm_timeout[] = "/sys/power/pm_freeze_timeout";
+	struct dazukofs_proto_event ev;
+	char old_timeout[32] = "20000";
+	int fd, tfd, err;
+	long long t0;
+	pid_t pid;
+
+	(void)state;
+	if (access(pm_test, W_OK)) {
+		print_message("no %s (CONFIG_PM_DEBUG): skipped\n", pm_test);
+		skip();
+	}
+	fd = dev_open(group_new("ev-freeze"));
+	lower_file("freeze", "f");
+	pid = opener("freeze");
+	assert_true(ev_wait_ctr("ev-freeze", "waiting", 1, 20000));
+
+	tfd = open(pm_timeout, O_RDONLY | O_CLOEXEC);
+	if (tfd >= 0) {
+		ssize_t n = read(tfd, old_timeout, sizeof(old_timeout) - 1);
+
+		old_timeout[n > 0 ? n : 0] = '\0';
+		close(tfd);
+	}
+	/* Fail in 5 s, not 20, when something cannot be frozen. */
+	assert_int_equal(write_file(pm_timeout, "5000"), 0);
+	assert_int_equal(write_file(pm_test, "freezer"), 0);
+	t0 = ev_now_ms();
+	err = write_file("/sys/power/state", "freeze");
+	write_file(pm_test, "none");
+	write_file(pm_timeout, old_timeout);
+	if (err)
+		fail_msg("freeze with an opener waiting: %s after %lld ms",
+			 strerror(-err), ev_now_ms() - t0);
+
+	/* Thawed: still waiting, and the verdict reaches it. */
+	assert_true(ev_opener_running(pid));
+	read_ev(fd, &ev);
+	answer(fd, ev.id, DAZUKOFS_DENY);
+	assert_int_equal(opener_result(pid), EPERM);
+	close(ev.fd);
+	close(fd);
+	group_del("ev-freeze");
+}
+
 static void no_group_left(void **state)
 {
 	char path[64];
@@ -1294,6 +1361,7 @@ int main(int argc, char **argv)
 		T(sixty_four_groups),
 		T(counters_exact),
 		T(queue_overflow),
+		T(freeze_waiting_opener),
 		T(no_group_left),
 	};
 
