@@ -1261,6 +1261,20 @@ static int write_file(const char *path, const char *val)
 	return err;
 }
 
+/* Read the file @path into @buf (NUL-terminated) if it can be read. */
+static void read_file(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return;
+	n = read(fd, buf, size - 1);
+	if (n > 0)
+		buf[n] = '\0';
+	close(fd);
+}
+
 /*
  * An opener waiting for a verdict can be frozen: suspend (here the
  * freezer test of suspend to idle) succeeds while it waits, and the
@@ -1271,9 +1285,11 @@ static void freeze_waiting_opener(void **state)
 {
 	static const char pm_test[] = "/sys/power/pm_test";
 	static const char pm_timeout[] = "/sys/power/pm_freeze_timeout";
+	/* The test mode's busy wait (5 s by default): a soft lockup on TCG. */
+	static const char pm_delay[] = "/sys/module/suspend/parameters/pm_test_delay";
 	struct dazukofs_proto_event ev;
-	char old_timeout[32] = "20000";
-	int fd, tfd, err;
+	char old_timeout[32] = "20000", old_delay[32] = "5";
+	int fd, err;
 	long long t0;
 	pid_t pid;
 
@@ -1287,19 +1303,16 @@ static void freeze_waiting_opener(void **state)
 	pid = opener("freeze");
 	assert_true(ev_wait_ctr("ev-freeze", "waiting", 1, 20000));
 
-	tfd = open(pm_timeout, O_RDONLY | O_CLOEXEC);
-	if (tfd >= 0) {
-		ssize_t n = read(tfd, old_timeout, sizeof(old_timeout) - 1);
-
-		old_timeout[n > 0 ? n : 0] = '\0';
-		close(tfd);
-	}
+	read_file(pm_timeout, old_timeout, sizeof(old_timeout));
+	read_file(pm_delay, old_delay, sizeof(old_delay));
 	/* Fail in 5 s, not 20, when something cannot be frozen. */
 	assert_int_equal(write_file(pm_timeout, "5000"), 0);
+	assert_int_equal(write_file(pm_delay, "0"), 0);
 	assert_int_equal(write_file(pm_test, "freezer"), 0);
 	t0 = ev_now_ms();
 	err = write_file("/sys/power/state", "freeze");
 	write_file(pm_test, "none");
+	write_file(pm_delay, old_delay);
 	write_file(pm_timeout, old_timeout);
 	if (err)
 		fail_msg("freeze with an opener waiting: %s after %lld ms",
