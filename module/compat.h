@@ -125,4 +125,23 @@ static inline int dazukofs_vfs_getattr(const struct path *path,
 	return vfs_getattr(path, stat, request_mask, flags);
 }
 
+/*
+ * Does @file make no fsnotify events at all, as fanotify's event fds and
+ * the fds dazukofs hands to its workers?  v6.14 "fsnotify: opt-in for
+ * permission events at file open time" (in Debian's 6.12) added
+ * FMODE_NONOTIFY_PERM: FMODE_NONOTIFY alone still means no events, but
+ * both bits, which an ordinary open gets while the filesystem has
+ * permission watchers, only mean no pre-content events.  Before it,
+ * FMODE_NONOTIFY alone existed.  Both set it from __FMODE_NONOTIFY in the
+ * open flags (OPEN_FMODE()).
+ */
+static inline bool dazukofs_file_nonotify(const struct file *file)
+{
+#ifdef FMODE_FSNOTIFY_NONE
+	return FMODE_FSNOTIFY_NONE(file->f_mode);
+#else
+	return file->f_mode & FMODE_NONOTIFY;
+#endif
+}
+
 #endif /* _DAZUKOFS_COMPAT_H */

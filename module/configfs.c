@@ -89,6 +89,30 @@ static ssize_t dazukofs_group_grace_ms_store(struct config_item *item,
 }
 CONFIGFS_ATTR(dazukofs_group_, grace_ms);
 
+/*
+ * The most events the group may have unsettled, waiting for a worker or in
+ * a worker's hands; an event beyond is settled at once by overflow_action
+ * (see dazukofs_post()).  1 to DAZUKOFS_MAX_QUEUE_MAX.
+ */
+static ssize_t dazukofs_group_max_queue_show(struct config_item *item,
+					     char *page)
+{
+	return sysfs_emit(page, "%u\n",
+			  READ_ONCE(to_dazukofs_group(item)->max_queue));
+}
+
+static ssize_t dazukofs_group_max_queue_store(struct config_item *item,
+					      const char *page, size_t count)
+{
+	unsigned int n;
+
+	if (kstrtouint(page, 10, &n) || !n || n > DAZUKOFS_MAX_QUEUE_MAX)
+		return -EINVAL;
+	WRITE_ONCE(to_dazukofs_group(item)->max_queue, n);
+	return count;
+}
+CONFIGFS_ATTR(dazukofs_group_, max_queue);
+
 /* An action attribute's value: "allow" or "deny". */
 static ssize_t dazukofs_action_show(char *page, const int *action)
 {
@@ -147,6 +171,26 @@ static ssize_t dazukofs_group_open_error_action_store(struct config_item *item,
 CONFIGFS_ATTR(dazukofs_group_, open_error_action);
 
 /*
+ * "allow" or "deny" (the default): the verdict for an event that finds
+ * max_queue events of the group unsettled.
+ */
+static ssize_t dazukofs_group_overflow_action_show(struct config_item *item,
+						   char *page)
+{
+	return dazukofs_action_show(page,
+				    &to_dazukofs_group(item)->overflow_action);
+}
+
+static ssize_t dazukofs_group_overflow_action_store(struct config_item *item,
+						    const char *page,
+						    size_t count)
+{
+	return dazukofs_action_store(&to_dazukofs_group(item)->overflow_action,
+				     page, count);
+}
+CONFIGFS_ATTR(dazukofs_group_, overflow_action);
+
+/*
  * "0" until the group takes part in events: once a worker opens its
  * device, or "1" is written here (events then queue before any worker,
  * as in 2009).  Only "1" may be written: a group cannot be disarmed.
@@ -174,6 +218,8 @@ static struct configfs_attribute *dazukofs_group_attrs[] = {
 	&dazukofs_group_attr_timeout_ms,
 	&dazukofs_group_attr_timeout_action,
 	&dazukofs_group_attr_open_error_action,
+	&dazukofs_group_attr_max_queue,
+	&dazukofs_group_attr_overflow_action,
 	NULL,
 };
 

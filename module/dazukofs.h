@@ -93,16 +93,18 @@ static inline struct file *dazukofs_lower_file(const struct file *file)
  * struct dazukofs_stats - event counters, of one group or of all
  *
  * Lock-free: each field is updated atomically on its own.  For a group,
- * events = allowed + denied + cancelled + timeouts + open_errors + waiting +
- * in_hand when the group's lock is not held.
+ * events = allowed + denied + cancelled + timeouts + open_errors +
+ * overflows + waiting + in_hand when the group's lock is not held.
  *
  * @events: events posted
  * @allowed: answered allow (including those settled by the group's removal)
  * @denied: answered deny
- * @cancelled: withdrawn before any worker took them (the opener was killed)
+ * @cancelled: withdrawn, queued or in hand, because the opener was killed
  * @timeouts: settled by the group's timeout_action, unanswered in time
  * @open_errors: settled by the group's open_error_action: a worker could
  *		 not open the event's file
+ * @overflows: settled by the group's overflow_action, never queued: the
+ *	       group had max_queue events unsettled
  * @waiting: queued, no worker has them yet
  * @in_hand: read by a worker, not answered yet
  * @readers: open files of the group device
@@ -116,6 +118,7 @@ struct dazukofs_stats {
 	atomic64_t cancelled;
 	atomic64_t timeouts;
 	atomic64_t open_errors;
+	atomic64_t overflows;
 	atomic_t waiting;
 	atomic_t in_hand;
 	atomic_t readers;
@@ -158,6 +161,13 @@ extern struct dazukofs_stats dazukofs_global_stats;
  * @timeout_action: the verdict for an event not answered in time
  * @open_error_action: the verdict for an event whose file a worker cannot
  *		       open (read without the lock when that happens)
+ * @max_queue: the most events the group may have unsettled, waiting or in
+ *	       hand; more overflow (read under the lock, written without)
+ * @overflow_action: the verdict for an event that overflows (read under
+ *		     the lock, written without)
+ * @unsettled: the group's events not settled yet, waiting or in hand:
+ *	       incremented under the lock when one is posted, decremented
+ *	       by dazukofs_settle() without it
  * @wq: readers waiting for an event
  * @stats: the group's counters
  * @node: entry in the list of groups (dazukofs_groups_rwsem)
@@ -181,6 +191,9 @@ struct dazukofs_group {
 	unsigned int timeout_ms;
 	int timeout_action;
 	int open_error_action;
+	unsigned int max_queue;
+	int overflow_action;
+	atomic_t unsettled;
 	wait_queue_head_t wq;
 	struct dazukofs_stats stats;
 	struct list_head node;
@@ -259,6 +272,10 @@ struct dazukofs_event {
 	unsigned int nr;
 	struct dazukofs_gevent ge[];
 };
+
+/* The default and the largest max_queue of a group. */
+#define DAZUKOFS_MAX_QUEUE_DEFAULT	16384U
+#define DAZUKOFS_MAX_QUEUE_MAX		1048576U
 
 /* group.c: the list of live groups */
 extern struct rw_semaphore dazukofs_groups_rwsem;

@@ -102,9 +102,15 @@ again:
 	if (len < 0 || len > count)
 		goto out_return;
 
-	/* The lower file: opening it makes no event. */
-	event_file = dentry_open(&ge->event->path, O_RDONLY | O_LARGEFILE,
-				 current_cred());
+	/*
+	 * The lower file: opening it makes no dazukofs event.  Like
+	 * fanotify's event fds it makes no fsnotify events either, so that a
+	 * listener on the lower does not see (or wait for) the scan, and
+	 * reading it leaves the atime alone.
+	 */
+	event_file = dentry_open(&ge->event->path,
+				 O_RDONLY | O_LARGEFILE | O_NOATIME |
+				 __FMODE_NONOTIFY, current_cred());
 	if (IS_ERR(event_file)) {
 		err = PTR_ERR(event_file);
 		if (dazukofs_open_failed(ge, err)) {

@@ -9,8 +9,8 @@
  * before it drains or never sees it.  From then on each gevent moves, under
  * its group's lock, from the group's queue to the hands of a worker and
  * then out (DONE), by an answer, by a timeout, by the group's removal, by
- * the worker failing to open the file (dazukofs_open_failed()), or, while
- * still queued, by the opener giving up when killed.  A worker that cannot
+ * the worker failing to open the file (dazukofs_open_failed()), or by the
+ * opener giving up when killed, queued or in hand.  A worker that cannot
  * take an event puts it back in the queue: at the front if the fault is
  * the worker's, at the tail if the open failed transiently.  Whoever sets
  * DONE settles the gevent, exactly once.
@@ -53,7 +53,11 @@ static void dazukofs_settle(struct dazukofs_gevent *ge, int verdict)
 
 	if (verdict == DAZUKOFS_DENY)
 		WRITE_ONCE(event->denied, true);
-	/* Fully ordered: the opener sees @denied once it sees zero. */
+	atomic_dec(&ge->group->unsettled);
+	/*
+	 * Fully ordered: the write of @denied comes before the count
+	 * reaches zero; pairs with atomic_read_acquire() in dazukofs_wait().
+	 */
 	if (atomic_dec_and_test(&event->pending))
 		wake_up(&event->wq);
 	/* The gevent's own reference kept @event alive for the wake-up. */
@@ -73,7 +77,8 @@ static struct dazukofs_event *dazukofs_alloc_event(const struct path *lower,
 {
 	struct dazukofs_event *event;
 
-	event = kzalloc(struct_size(event, ge, nr), GFP_KERNEL);
+	/* Charged to the opener's memory cgroup. */
+	event = kzalloc(struct_size(event, ge, nr), GFP_KERNEL_ACCOUNT);
 	if (!event)
 		return NULL;
 	refcount_set(&event->ref, 1);
@@ -86,7 +91,12 @@ static struct dazukofs_event *dazukofs_alloc_event(const struct path *lower,
 	return event;
 }
 
-/* The opener was killed: withdraw what no worker has taken yet. */
+/*
+ * The opener was killed: withdraw every part not settled yet, queued or in
+ * a worker's hands.  Nobody waits for the verdict any more, so nothing
+ * may keep the event, and with it the lower path, alive: a worker's later
+ * answer finds no such event (ENOENT).
+ */
 static void dazukofs_withdraw(struct dazukofs_event *event)
 {
 	unsigned int i;
@@ -94,26 +104,53 @@ static void dazukofs_withdraw(struct dazukofs_event *event)
 	for (i = 0; i < event->nr; i++) {
 		struct dazukofs_gevent *ge = &event->ge[i];
 		struct dazukofs_group *group = ge->group;
-		bool withdrawn = false;
+		enum dazukofs_gevent_state was;
 
 		spin_lock(&group->lock);
-		if (ge->state == DAZUKOFS_GE_QUEUED) {
+		was = ge->state;
+		if (was != DAZUKOFS_GE_DONE) {
 			list_del(&ge->node);
 			ge->state = DAZUKOFS_GE_DONE;
-			withdrawn = true;
+			ge->holder = NULL;
 		}
 		spin_unlock(&group->lock);
-		if (!withdrawn)
+		if (was == DAZUKOFS_GE_DONE)
 			continue;
-		atomic_dec(&group->stats.waiting);
-		atomic_dec(&dazukofs_global_stats.waiting);
+		if (was == DAZUKOFS_GE_QUEUED) {
+			atomic_dec(&group->stats.waiting);
+			atomic_dec(&dazukofs_global_stats.waiting);
+		} else {
+			atomic_dec(&group->stats.in_hand);
+			atomic_dec(&dazukofs_global_stats.in_hand);
+		}
 		atomic64_inc(&group->stats.cancelled);
 		dazukofs_settle(ge, DAZUKOFS_ALLOW);
 	}
 }
 
-/* Queue @event for @group, unless the group is inactive. */
-static void dazukofs_post(struct dazukofs_event *event,
+/*
+ * @group has max_queue events unsettled: settle its part of @event at
+ * once, by its overflow_action, without queueing it.
+ */
+static void dazukofs_overflow(struct dazukofs_event *event,
+			      struct dazukofs_group *group, int action)
+{
+	if (action == DAZUKOFS_DENY)
+		WRITE_ONCE(event->denied, true);
+	atomic64_inc(&group->stats.events);
+	atomic64_inc(&group->stats.overflows);
+	atomic64_inc(&dazukofs_global_stats.overflows);
+	pr_warn_ratelimited("group %s: %u events unsettled, max_queue reached: event %lu %s\n",
+			    group->name, READ_ONCE(group->max_queue), event->id,
+			    action == DAZUKOFS_DENY ? "denied" : "allowed");
+}
+
+/*
+ * Queue @event for @group, unless the group is inactive, or settle the
+ * group's part at once if the group has max_queue events unsettled.
+ * Return: true if it overflowed.
+ */
+static bool dazukofs_post(struct dazukofs_event *event,
 			  struct dazukofs_group *group)
 {
 	struct dazukofs_gevent *ge = &event->ge[event->nr];
@@ -129,8 +166,20 @@ static void dazukofs_post(struct dazukofs_event *event,
 	spin_lock(&group->lock);
 	if (!dazukofs_group_active(group)) {
 		spin_unlock(&group->lock);
-		return;
+		return false;
 	}
+	/*
+	 * Posters are serialized by the lock, and settling only lowers the
+	 * count: the group never has more than max_queue events unsettled.
+	 */
+	if (atomic_read(&group->unsettled) >= READ_ONCE(group->max_queue)) {
+		int action = READ_ONCE(group->overflow_action);
+
+		spin_unlock(&group->lock);
+		dazukofs_overflow(event, group, action);
+		return true;
+	}
+	atomic_inc(&group->unsettled);
 	/* Counted before a worker can see it: it may answer at once. */
 	kobject_get(&group->kobj);
 	refcount_inc(&event->ref);
@@ -143,6 +192,7 @@ static void dazukofs_post(struct dazukofs_event *event,
 	atomic_inc(&group->stats.waiting);
 	atomic_inc(&dazukofs_global_stats.waiting);
 	wake_up(&group->wq);
+	return false;
 }
 
 /* Jiffies until the first timeout among the event's unsettled parts. */
@@ -200,6 +250,25 @@ static void dazukofs_expire(struct dazukofs_event *event)
 }
 
 /*
+ * wait_event_killable_timeout() for the verdict, but freezable too, as
+ * fanotify's permission wait is (wait_event_state() with TASK_KILLABLE |
+ * TASK_FREEZABLE): an opener waiting for a worker does not keep suspend
+ * or hibernation from freezing tasks.  Freezing and thawing is a spurious
+ * wake-up for the loop, which checks the condition and the time left.
+ * Return: as wait_event_killable_timeout().
+ */
+static long dazukofs_wait_verdict(struct dazukofs_event *event, long timeout)
+{
+	might_sleep();
+	if (!atomic_read(&event->pending))
+		return timeout ? timeout : 1;
+	return ___wait_event(event->wq,
+			     ___wait_cond_timeout(!atomic_read(&event->pending)),
+			     (TASK_KILLABLE | TASK_FREEZABLE), 0, timeout,
+			     __ret = schedule_timeout(__ret));
+}
+
+/*
  * Wait for every group's answer.  Only SIGKILL ends the wait early: an
  * open must not fail because of an unrelated signal.  Groups with a
  * timeout are settled here, by the opener, when it runs out.
@@ -207,13 +276,17 @@ static void dazukofs_expire(struct dazukofs_event *event)
 static int dazukofs_wait(struct dazukofs_event *event)
 {
 	for (;;) {
-		long left = wait_event_killable_timeout(event->wq,
-					!atomic_read(&event->pending),
-					dazukofs_next_timeout(event));
+		long left = dazukofs_wait_verdict(event,
+						  dazukofs_next_timeout(event));
 
 		if (left < 0)
 			return -EINTR;
-		if (!atomic_read(&event->pending))
+		/*
+		 * Acquire: the caller's read of @denied comes after this read
+		 * of zero; pairs with the fully ordered atomic_dec_and_test()
+		 * of the last dazukofs_settle(), which wrote @denied before.
+		 */
+		if (!atomic_read_acquire(&event->pending))
 			return 0;
 		dazukofs_expire(event);
 	}
@@ -233,6 +306,7 @@ int dazukofs_check_access(const struct path *lower_path)
 {
 	struct dazukofs_event *event;
 	struct dazukofs_group *group;
+	bool overflowed = false;
 	unsigned int nr;
 	int err;
 
@@ -253,10 +327,10 @@ int dazukofs_check_access(const struct path *lower_path)
 		return -ENOMEM;
 	}
 	list_for_each_entry(group, &dazukofs_groups, node)
-		dazukofs_post(event, group);
+		overflowed |= dazukofs_post(event, group);
 	up_read(&dazukofs_groups_rwsem);
 
-	if (!event->nr) {
+	if (!event->nr && !overflowed) {
 		/* Every group is inactive: nobody to ask. */
 		dazukofs_put_event(event);
 		return 0;
@@ -705,24 +779,60 @@ void dazukofs_group_arm(struct dazukofs_group *group)
 	spin_unlock(&group->lock);
 }
 
+/*
+ * Under the group's lock, for a group tracked from now on: the events
+ * left in hand by workers that went away while it was untracked (no
+ * holder) go back to the front of the queue, in the order they were
+ * taken, as dazukofs_worker_remove() does for a tracked group.  Return:
+ * how many.
+ */
+static int dazukofs_requeue_orphans_locked(struct dazukofs_group *group)
+{
+	struct dazukofs_gevent *ge, *next;
+	int n = 0;
+
+	lockdep_assert_held(&group->lock);
+	list_for_each_entry_safe_reverse(ge, next, &group->in_hand, node) {
+		if (ge->holder)
+			continue;
+		list_move(&ge->node, &group->queue);
+		ge->state = DAZUKOFS_GE_QUEUED;
+		n++;
+	}
+	return n;
+}
+
 /**
  * dazukofs_group_set_track() - turn crash tracking on or off
  * @group: the group
  * @track: the new setting
  *
- * A group tracked from now on with no worker goes inactive at once,
- * unless a grace window is still open (tracking was switched off and on
- * during it): then the window's end decides.
+ * Switching it on returns to the queue the held events whose worker went
+ * away while the group was untracked: a tracked group has no orphans.  A
+ * group tracked from now on with no worker goes inactive at once, its
+ * waiting events (those too) settled as allowed, unless a grace window is
+ * still open (tracking was switched off and on during it): then the
+ * window's end decides.  Switching it off orphans nothing: held events
+ * keep their workers.
  */
 void dazukofs_group_set_track(struct dazukofs_group *group, bool track)
 {
 	LIST_HEAD(settle);
-	int skipped = 0;
+	int returned = 0, skipped = 0;
 
 	spin_lock(&group->lock);
+	if (track && !group->track && !group->dead)
+		returned = dazukofs_requeue_orphans_locked(group);
 	group->track = track;
 	if (!group->dead && !dazukofs_group_active(group))
 		skipped = dazukofs_deactivate_locked(group, &settle);
 	spin_unlock(&group->lock);
+
+	atomic_sub(returned, &group->stats.in_hand);
+	atomic_sub(returned, &dazukofs_global_stats.in_hand);
+	atomic_add(returned, &group->stats.waiting);
+	atomic_add(returned, &dazukofs_global_stats.waiting);
+	if (returned && !skipped)
+		wake_up(&group->wq);
 	dazukofs_settle_skipped(group, &settle, skipped);
 }

@@ -110,7 +110,13 @@ static int dazukofs_open(struct inode *inode, struct file *file)
 	return 0;
 }
 
-/* Regular files: every open is an access event first. */
+/*
+ * Regular files: every open is an access event first, except the opens
+ * that make no fsnotify events either (FMODE_NONOTIFY): fanotify's event
+ * fds.  A listener that watches a dazukofs mount would otherwise wait for
+ * a dazukofs worker in its read(), and deadlock if that worker waits for
+ * the listener.  Userspace cannot ask for such an open.
+ */
 static int dazukofs_file_open(struct inode *inode, struct file *file)
 {
 	struct path lower_path;
@@ -121,9 +127,11 @@ static int dazukofs_file_open(struct inode *inode, struct file *file)
 	err = dazukofs_may_open_lower(d_inode(lower_path.dentry), file);
 	if (err)
 		return err;
-	err = dazukofs_check_access(&lower_path);
-	if (err)
-		return err;
+	if (!dazukofs_file_nonotify(file)) {
+		err = dazukofs_check_access(&lower_path);
+		if (err)
+			return err;
+	}
 	return dazukofs_open(inode, file);
 }
 

@@ -80,6 +80,9 @@ struct dazukofs_group *dazukofs_group_create(const char *name)
 	INIT_DELAYED_WORK(&group->grace_work, dazukofs_grace_expire);
 	/* Fail closed: a file no worker can open is not let through. */
 	group->open_error_action = DAZUKOFS_DENY;
+	group->max_queue = DAZUKOFS_MAX_QUEUE_DEFAULT;
+	/* Fail closed: flooding the queue must not let files through. */
+	group->overflow_action = DAZUKOFS_DENY;
 
 	group->id = ida_alloc_max(&dazukofs_ida, DAZUKOFS_MAX_GROUPS - 1,
 				  GFP_KERNEL);

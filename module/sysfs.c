@@ -81,6 +81,7 @@ DAZUKOFS_STAT_ATTR(denied, denied, true);
 DAZUKOFS_STAT_ATTR(cancelled, cancelled, true);
 DAZUKOFS_STAT_ATTR(timeouts, timeouts, true);
 DAZUKOFS_STAT_ATTR(open_errors, open_errors, true);
+DAZUKOFS_STAT_ATTR(overflows, overflows, true);
 DAZUKOFS_STAT_ATTR(waiting, waiting, false);
 DAZUKOFS_STAT_ATTR(in_hand, in_hand, false);
 DAZUKOFS_STAT_ATTR(readers, readers, false);
@@ -92,6 +93,7 @@ static struct attribute *dazukofs_stat_attrs[] = {
 	&dazukofs_stat_cancelled.attr.attr,
 	&dazukofs_stat_timeouts.attr.attr,
 	&dazukofs_stat_open_errors.attr.attr,
+	&dazukofs_stat_overflows.attr.attr,
 	&dazukofs_stat_waiting.attr.attr,
 	&dazukofs_stat_in_hand.attr.attr,
 	&dazukofs_stat_readers.attr.attr,

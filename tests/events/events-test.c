@@ -14,6 +14,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/epoll.h>
+#include <sys/fanotify.h>
+#include <sys/inotify.h>
+#include <sys/mount.h>
 #include <sys/sysmacros.h>
 
 #include <cmocka.h>
@@ -720,6 +723,75 @@ static void sigkill_waiting_opener(void **state)
 	group_del("ev-kill");
 }
 
+/*
+ * A killed opener whose event is in a worker's hands: the event is
+ * withdrawn (cancelled) at once, the worker's late answer gets ENOENT,
+ * and nothing pins the lower any more: the dazukofs mount and the lower
+ * under it unmount, without the worker answering.  The worker closed the
+ * event's fd, and keeps its device open throughout.
+ */
+static const char klower[] = "/mnt/ev-kill-lower", kmnt[] = "/mnt/ev-kill";
+
+/* The teardown of sigkill_opener_in_hand(): its mounts too, if left. */
+static int cleanup_kill_mounts(void **state)
+{
+	cleanup(state);
+	umount2(kmnt, MNT_DETACH);
+	umount2(klower, MNT_DETACH);
+	return 0;
+}
+
+static void sigkill_opener_in_hand(void **state)
+{
+	int id = group_new("ev-killh"), fd = dev_open(id);
+	long long gcan, can, gev;
+	struct dazukofs_proto_event ev;
+	char path[4096];
+	int um_mnt, um_lower, err;
+	pid_t pid;
+
+	(void)state;
+	mkdir(klower, 0755);
+	mkdir(kmnt, 0755);
+	OK(mount("ev-kill", klower, "tmpfs", 0, "size=1m"));
+	if (mount(klower, kmnt, "dazukofs", 0, NULL)) {
+		err = errno;
+		umount2(klower, MNT_DETACH);
+		fail_msg("mount dazukofs: %s", strerror(err));
+	}
+	snprintf(path, sizeof(path), "%s/file", klower);
+	err = open(path, O_WRONLY | O_CREAT, 0644);
+	OK(err);
+	close(err);
+	snprintf(path, sizeof(path), "%s/file", kmnt);
+	gcan = ev_ctr("ev-killh", "cancelled");
+	can = ev_ctr(NULL, "cancelled");
+	pid = ev_opener(path);
+	OK(pid);
+	kids[nkids++] = pid;
+	read_ev(fd, &ev);
+	close(ev.fd);
+	gev = ev_ctr("ev-killh", "events");
+	OK(kill(pid, SIGKILL));
+	assert_int_equal(ev_opener_wait(pid, 5000), EV_SIGNALLED(SIGKILL));
+	/* The opener withdrew its event before it exited. */
+	um_mnt = umount2(kmnt, 0) ? errno : 0;
+	um_lower = umount2(klower, 0) ? errno : 0;
+	if (um_mnt || um_lower)
+		fail_msg("umount with the worker's event outstanding: %s, %s",
+			 strerror(um_mnt), strerror(um_lower));
+	assert_true(ev_wait_ctr("ev-killh", "cancelled", gcan + 1, 5000));
+	assert_int_equal(ev_ctr("ev-killh", "in_hand"), 0);
+	assert_int_equal(ev_ctr("ev-killh", "waiting"), 0);
+	assert_int_equal(ev_ctr("ev-killh", "events"), gev);
+	assert_int_equal(ev_ctr(NULL, "cancelled"), can + 1);
+	/* The answer comes too late, and leaves no trace. */
+	assert_int_equal(ev_answer(fd, ev.id, DAZUKOFS_DENY), -ENOENT);
+	assert_int_equal(ev_ctr("ev-killh", "denied"), 0);
+	close(fd);
+	group_del("ev-killh");
+}
+
 static volatile sig_atomic_t got_term, got_int;
 static void on_signal(int sig)
 {
@@ -1057,6 +1129,309 @@ static void counters_exact(void **state)
 	group_del("ev-ctr-y");
 }
 
+/* Write @val to configfs attribute @attr of group @name: 0 or -errno. */
+static int cfg_write(const char *name, const char *attr, const char *val)
+{
+	char path[256];
+	int fd, err = 0;
+
+	snprintf(path, sizeof(path), DAZUKOFS_CONFIGFS_ROOT "/%s/%s", name,
+		 attr);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, strlen(val)) != (ssize_t)strlen(val))
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+static void expect_cfg(const char *name, const char *attr, const char *want)
+{
+	char path[256], buf[64];
+	int fd, n;
+
+	snprintf(path, sizeof(path), DAZUKOFS_CONFIGFS_ROOT "/%s/%s", name,
+		 attr);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	OK(fd);
+	n = (int)read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	assert_true(n > 0);
+	buf[n] = '\0';
+	assert_string_equal(buf, want);
+}
+
+/* The group's counters add up (see Documentation: Counters). */
+static void assert_group_sum(const char *g)
+{
+	assert_int_equal(ev_ctr(g, "events"),
+			 ev_ctr(g, "allowed") + ev_ctr(g, "denied") +
+			 ev_ctr(g, "cancelled") + ev_ctr(g, "timeouts") +
+			 ev_ctr(g, "open_errors") + ev_ctr(g, "overflows") +
+			 ev_ctr(g, "waiting") + ev_ctr(g, "in_hand"));
+}
+
+/*
+ * max_queue bounds the events a group holds unsettled, waiting or in
+ * hand: one more is settled at once by overflow_action (deny by default)
+ * and counted in overflows, without waiting for a worker.
+ */
+static void queue_overflow(void **state)
+{
+	static const char *const bad[] = {
+		"0", "1048577", "-1", "abc", "\n", "2x", "4294967298",
+	};
+	int fd = dev_open(group_new("ev-ovf"));
+	long long govf = ev_ctr(NULL, "overflows");
+	struct dazukofs_proto_event ev1, ev2;
+	pid_t o1, o2, o3, o4, o5;
+	size_t i;
+
+	(void)state;
+	expect_cfg("ev-ovf", "max_queue", "16384\n");
+	expect_cfg("ev-ovf", "overflow_action", "deny\n");
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (cfg_write("ev-ovf", "max_queue", bad[i]) != -EINVAL)
+			fail_msg("max_queue '%s' accepted", bad[i]);
+	}
+	assert_int_equal(cfg_write("ev-ovf", "overflow_action", "maybe"),
+			 -EINVAL);
+	expect_cfg("ev-ovf", "max_queue", "16384\n");
+	expect_cfg("ev-ovf", "overflow_action", "deny\n");
+	assert_int_equal(cfg_write("ev-ovf", "max_queue", "1048576"), 0);
+	assert_int_equal(cfg_write("ev-ovf", "max_queue", "2\n"), 0);
+	expect_cfg("ev-ovf", "max_queue", "2\n");
+
+	lower_file("ovf", "o");
+	o1 = opener("ovf");
+	o2 = opener("ovf");
+	assert_true(ev_wait_ctr("ev-ovf", "waiting", 2, 20000));
+	/* Full: the third is denied at once, with nobody reading. */
+	o3 = opener("ovf");
+	assert_int_equal(ev_opener_wait(o3, 10000), EPERM);
+	assert_int_equal(ev_ctr("ev-ovf", "overflows"), 1);
+	assert_int_equal(ev_ctr(NULL, "overflows"), govf + 1);
+	assert_int_equal(ev_ctr("ev-ovf", "events"), 3);
+	assert_int_equal(ev_ctr("ev-ovf", "waiting"), 2);
+	assert_true(ev_opener_running(o1));
+	assert_true(ev_opener_running(o2));
+	assert_group_sum("ev-ovf");
+
+	/* An event in hand still counts; overflow_action allow lets through. */
+	read_ev(fd, &ev1);
+	assert_int_equal(cfg_write("ev-ovf", "overflow_action", "allow"), 0);
+	o4 = opener("ovf");
+	assert_int_equal(ev_opener_wait(o4, 10000), 0);
+	assert_int_equal(ev_ctr("ev-ovf", "overflows"), 2);
+	assert_int_equal(ev_ctr("ev-ovf", "allowed"), 0);
+	assert_group_sum("ev-ovf");
+
+	/* Room again once one is answered. */
+	answer(fd, ev1.id, DAZUKOFS_ALLOW);
+	close(ev1.fd);
+	assert_int_equal(opener_result(o1), 0);
+	o5 = opener("ovf");
+	assert_true(ev_wait_ctr("ev-ovf", "waiting", 2, 20000));
+	read_ev(fd, &ev1);
+	read_ev(fd, &ev2);
+	answer(fd, ev1.id, DAZUKOFS_DENY);
+	answer(fd, ev2.id, DAZUKOFS_DENY);
+	close(ev1.fd);
+	close(ev2.fd);
+	assert_int_equal(opener_result(o2), EPERM);
+	assert_int_equal(opener_result(o5), EPERM);
+	assert_int_equal(ev_ctr("ev-ovf", "overflows"), 2);
+	assert_int_equal(ev_ctr("ev-ovf", "events"), 5);
+	assert_group_sum("ev-ovf");
+	close(fd);
+	group_del("ev-ovf");
+}
+
+/* Write @val to the file @path: 0 or -errno. */
+static int write_file(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), err = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, strlen(val)) != (ssize_t)strlen(val))
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+/* Read the file @path into @buf (NUL-terminated) if it can be read. */
+static void read_file(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return;
+	n = read(fd, buf, size - 1);
+	if (n > 0)
+		buf[n] = '\0';
+	close(fd);
+}
+
+/*
+ * An opener waiting for a verdict can be frozen: suspend (here the
+ * freezer test of suspend to idle) succeeds while it waits, and the
+ * verdict reaches it after the thaw.  An opener that cannot be frozen
+ * makes freezing fail after pm_freeze_timeout, and the write with EBUSY.
+ */
+static void freeze_waiting_opener(void **state)
+{
+	static const char pm_test[] = "/sys/power/pm_test";
+	static const char pm_timeout[] = "/sys/power/pm_freeze_timeout";
+	/* The test mode's busy wait (5 s by default): a soft lockup on TCG. */
+	static const char pm_delay[] = "/sys/module/suspend/parameters/pm_test_delay";
+	struct dazukofs_proto_event ev;
+	char old_timeout[32] = "20000", old_delay[32] = "5";
+	int fd, err;
+	long long t0;
+	pid_t pid;
+
+	(void)state;
+	if (access(pm_test, W_OK)) {
+		print_message("no %s (CONFIG_PM_DEBUG): skipped\n", pm_test);
+		skip();
+	}
+	fd = dev_open(group_new("ev-freeze"));
+	lower_file("freeze", "f");
+	pid = opener("freeze");
+	assert_true(ev_wait_ctr("ev-freeze", "waiting", 1, 20000));
+
+	read_file(pm_timeout, old_timeout, sizeof(old_timeout));
+	read_file(pm_delay, old_delay, sizeof(old_delay));
+	/* Fail in 5 s, not 20, when something cannot be frozen. */
+	assert_int_equal(write_file(pm_timeout, "5000"), 0);
+	assert_int_equal(write_file(pm_delay, "0"), 0);
+	assert_int_equal(write_file(pm_test, "freezer"), 0);
+	t0 = ev_now_ms();
+	err = write_file("/sys/power/state", "freeze");
+	write_file(pm_test, "none");
+	write_file(pm_delay, old_delay);
+	write_file(pm_timeout, old_timeout);
+	if (err)
+		fail_msg("freeze with an opener waiting: %s after %lld ms",
+			 strerror(-err), ev_now_ms() - t0);
+
+	/* Thawed: still waiting, and the verdict reaches it. */
+	assert_true(ev_opener_running(pid));
+	read_ev(fd, &ev);
+	answer(fd, ev.id, DAZUKOFS_DENY);
+	assert_int_equal(opener_result(pid), EPERM);
+	close(ev.fd);
+	close(fd);
+	group_del("ev-freeze");
+}
+
+/*
+ * The fd a worker gets makes no fsnotify events on the lower and leaves
+ * its atime alone: an inotify watch on the lower file sees nothing of the
+ * worker opening, reading and closing it.
+ */
+static void worker_fd_makes_no_notifications(void **state)
+{
+	struct timespec ts[2] = { { 1, 0 }, { 0, UTIME_NOW } };
+	int fd = dev_open(group_new("ev-nonotify"));
+	struct dazukofs_proto_event ev;
+	char path[4096], buf[4096];
+	struct stat st;
+	ssize_t n;
+	int in;
+	pid_t pid;
+
+	(void)state;
+	lower_file("nonotify", "quiet");
+	snprintf(path, sizeof(path), "%s/nonotify", lower);
+	/* An atime before the mtime: relatime would update it on a read. */
+	OK(utimensat(AT_FDCWD, path, ts, 0));
+	in = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	OK(in);
+	OK(inotify_add_watch(in, path, IN_ALL_EVENTS));
+
+	pid = opener("nonotify");
+	read_ev(fd, &ev);
+	assert_int_equal(pread(ev.fd, buf, sizeof(buf), 0), 5);
+	close(ev.fd);
+	/* The opener waits: it has not opened the lower file yet. */
+	n = read(in, buf, sizeof(buf));
+	if (n > 0) {
+		const struct inotify_event *ie = (const void *)buf;
+
+		fail_msg("the worker's fd made inotify event mask 0x%x",
+			 ie->mask);
+	}
+	assert_int_equal(n, -1);
+	assert_int_equal(errno, EAGAIN);
+	OK(stat(path, &st));
+	assert_int_equal(st.st_atim.tv_sec, 1);
+
+	answer(fd, ev.id, DAZUKOFS_ALLOW);
+	assert_int_equal(opener_result(pid), 0);
+	/* The opener's own open is seen: the watch works. */
+	assert_true(read(in, buf, sizeof(buf)) > 0);
+	close(in);
+	close(fd);
+	group_del("ev-nonotify");
+}
+
+/*
+ * A fanotify listener on a dazukofs mount gets its event fds without
+ * making dazukofs events (they carry FMODE_NONOTIFY): its read() does not
+ * wait for a dazukofs worker.
+ */
+static void fanotify_fd_makes_no_event(void **state)
+{
+	int fd = dev_open(group_new("ev-fan"));
+	struct dazukofs_proto_event ev;
+	char path[4096];
+	int fan, st;
+	pid_t pid, reader;
+
+	(void)state;
+	lower_file("fan", "f");
+	snprintf(path, sizeof(path), "%s/fan", mnt);
+	fan = fanotify_init(FAN_CLASS_NOTIF | FAN_CLOEXEC, O_RDONLY);
+	OK(fan);
+	OK(fanotify_mark(fan, FAN_MARK_ADD, FAN_CLOSE_NOWRITE, AT_FDCWD, path));
+
+	pid = opener("fan");
+	read_ev(fd, &ev);
+	answer(fd, ev.id, DAZUKOFS_ALLOW);
+	close(ev.fd);
+	assert_int_equal(opener_result(pid), 0);
+	assert_int_equal(ev_ctr("ev-fan", "events"), 1);
+
+	/* Reading the fanotify event opens the file on the mount. */
+	reader = fork();
+	OK(reader);
+	if (reader == 0) {
+		struct fanotify_event_metadata md[4];
+		ssize_t n = read(fan, md, sizeof(md));
+
+		_exit(n >= (ssize_t)sizeof(md[0]) && md[0].fd >= 0 ? 0 : 1);
+	}
+	kids[nkids++] = reader;
+	st = ev_opener_wait(reader, 10000);
+	if (st != 0) {
+		/* Old behaviour: the read waits for a verdict; give it. */
+		if (ev_read(fd, &ev, 1000) == 0) {
+			answer(fd, ev.id, DAZUKOFS_ALLOW);
+			close(ev.fd);
+		}
+		fail_msg("fanotify read: %d (events %lld)", st,
+			 ev_ctr("ev-fan", "events"));
+	}
+	assert_int_equal(ev_ctr("ev-fan", "events"), 1);
+	close(fan);
+	close(fd);
+	group_del("ev-fan");
+}
+
 static void no_group_left(void **state)
 {
 	char path[64];
@@ -1095,6 +1470,8 @@ int main(int argc, char **argv)
 		T(nonblock_read),
 		T(poll_and_epoll),
 		T(sigkill_waiting_opener),
+		cmocka_unit_test_teardown(sigkill_opener_in_hand,
+					  cleanup_kill_mounts),
 		T(sigterm_sigint_do_not_interrupt),
 		T(dir_and_fifo_make_no_event),
 		T(group_names),
@@ -1102,6 +1479,10 @@ int main(int argc, char **argv)
 		T(dev_node_follows_group),
 		T(sixty_four_groups),
 		T(counters_exact),
+		T(queue_overflow),
+		T(freeze_waiting_opener),
+		T(worker_fd_makes_no_notifications),
+		T(fanotify_fd_makes_no_event),
 		T(no_group_left),
 	};
 

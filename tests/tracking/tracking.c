@@ -687,6 +687,57 @@ static void test_untracked_close_keeps(void **state)
 	assert_int_equal(trk_child_wait(o, SHORT_MS), 0);
 }
 
+/*
+ * Switching track on orphans no event: one left in hand by a worker that
+ * closed while the group was untracked goes back to the queue, for the
+ * next worker, under its id; when the group is then inactive (no worker
+ * left), it is settled as allowed like any waiting event.
+ */
+static void test_track_on_requeues_orphans(void **state)
+{
+	unsigned long id, id2;
+	long long allowed;
+	int a, b;
+	pid_t o;
+
+	(void)state;
+	assert_int_equal(group_setup("trk-orphan"), 0);
+	expect_attr("track", "0");
+	a = dev_open();
+	b = dev_open();
+	o = trk_opener(bad_path);
+	assert_int_equal(trk_read_event_wait(a, &id, SHORT_MS), 0);
+	close_kept(a);
+	WAIT("in_hand", 1);
+	assert_blocked(o);
+
+	/* A worker is left: the orphan is queued again, for it. */
+	assert_int_equal(trk_cfg_write(cur_group, "track", "1"), 0);
+	WAIT("waiting", 1);
+	WAIT("in_hand", 0);
+	assert_int_equal(trk_read_event_wait(b, &id2, SHORT_MS), 0);
+	assert_int_equal(id2, id);
+	assert_int_equal(trk_answer(b, id, DAZUKOFS_DENY), 0);
+	assert_int_equal(trk_child_wait(o, SHORT_MS), EPERM);
+
+	/* No worker is left: the orphan is settled as allowed. */
+	assert_int_equal(trk_cfg_write(cur_group, "track", "0"), 0);
+	o = trk_opener(bad_path);
+	assert_int_equal(trk_read_event_wait(b, &id, SHORT_MS), 0);
+	close_kept(b);
+	WAIT("in_hand", 1);
+	WAIT("active", 1);
+	assert_blocked(o);
+	allowed = G("allowed");
+	assert_int_equal(trk_cfg_write(cur_group, "track", "1"), 0);
+	WAIT("active", 0);
+	assert_int_equal(trk_child_wait(o, SHORT_MS), 0);
+	WAIT("in_hand", 0);
+	WAIT("waiting", 0);
+	assert_int_equal(G("allowed"), allowed + 1);
+	assert_int_equal(G("events"), 2);
+}
+
 /* ---- timeouts ---- */
 
 /* A worker stopped after reading cannot hold the opener past the timeout. */
@@ -1076,6 +1127,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_armed_by_first_worker, teardown),
 		cmocka_unit_test_teardown(test_armed_by_hand, teardown),
 		cmocka_unit_test_teardown(test_untracked_close_keeps, teardown),
+		cmocka_unit_test_teardown(test_track_on_requeues_orphans, teardown),
 		cmocka_unit_test_teardown(test_timeout_stopped_worker, teardown),
 		cmocka_unit_test_teardown(test_timeout_busy_workers, teardown),
 		cmocka_unit_test_teardown(test_ignore_basic, teardown),

@@ -77,7 +77,7 @@ dz_check_idle() {
 }
 
 dz_counters() {
-	for _c in events allowed denied cancelled timeouts open_errors waiting in_hand readers; do
+	for _c in events allowed denied cancelled timeouts open_errors overflows waiting in_hand readers; do
 		printf '%s=%s ' "$_c" "$(cat "$DZ_SYSFS/$_c")"
 	done
 	echo
