@@ -469,6 +469,19 @@ static char *trim(char *s)
 	return s;
 }
 
+/*
+ * --check-config: a problem is printed and counted, and reading goes on,
+ * so that one run lists them all.  1 if so (go on), 0 to stop at this one.
+ */
+static int check_problem(struct config *cfg, const char *msg)
+{
+	if (!cfg->check_only)
+		return 0;
+	fprintf(stderr, "dazuko-clamscan: %s\n", msg);
+	cfg->problems++;
+	return 1;
+}
+
 int config_load_file(struct config *cfg, const char *path, int must_exist,
 		     char *err, size_t errlen)
 {
@@ -493,6 +506,10 @@ int config_load_file(struct config *cfg, const char *path, int must_exist,
 		if ((size_t)len != strlen(line)) {
 			snprintf(err, errlen, "%s:%u: a NUL byte in the line", path, lineno);
 			rc = -1;
+			if (check_problem(cfg, err)) {
+				rc = 0;
+				continue;
+			}
 			break;
 		}
 		/*
@@ -513,6 +530,10 @@ int config_load_file(struct config *cfg, const char *path, int must_exist,
 			snprintf(err, errlen, "%s:%u: expected 'key = value', got '%s'",
 				 path, lineno, s);
 			rc = -1;
+			if (check_problem(cfg, err)) {
+				rc = 0;
+				continue;
+			}
 			break;
 		}
 		*eq = 0;
@@ -522,6 +543,10 @@ int config_load_file(struct config *cfg, const char *path, int must_exist,
 			snprintf(err, errlen, "%s:%u: %s", path, lineno,
 				 !*key ? "a key is missing before '='" : "a value is missing after '='");
 			rc = -1;
+			if (check_problem(cfg, err)) {
+				rc = 0;
+				continue;
+			}
 			break;
 		}
 		snprintf(where, sizeof(where), "%s:%u", path, lineno);
@@ -530,9 +555,13 @@ int config_load_file(struct config *cfg, const char *path, int must_exist,
 		set_where = "command line";
 		if (rc) {
 			snprintf(err, errlen, "%s:%u: %s", path, lineno, why);
+			if (check_problem(cfg, err))
+				continue;
 			break;
 		}
 	}
+	if (cfg->check_only)
+		rc = 0;
 	if (!rc && ferror(f)) {
 		snprintf(err, errlen, "%s:%u: read error", path, lineno + 1);
 		rc = -1;
@@ -583,7 +612,10 @@ void config_usage(FILE *out, const char *prog)
 "                             timeout-ms)\n"
 "      --clamd-retry-ms MS    a failed clamd is retried after (default 10000)\n"
 "  -f, --foreground           do not detach (always so under systemd)\n"
+"      --check-config         read the config file and the options, load\n"
+"                             nothing, print every problem; exit 0 if none\n"
 "  -h, --help                 this text\n"
+"  -V, --version              print the version and exit\n"
 "\n"
 "Options override the config file.  Signals: SIGHUP or SIGUSR2 reloads the\n"
 "signatures, SIGUSR1 logs the statistics, SIGTERM/SIGINT stop.\n"
@@ -623,10 +655,12 @@ static const struct option long_opts[] = {
 	{ "clamd-retry-ms", required_argument, NULL, 0 },
 	{ "foreground", no_argument, NULL, 'f' },
 	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ "check-config", no_argument, NULL, 'C' },
 	{ NULL, 0, NULL, 0 },
 };
 
-static const char short_opts[] = "+c:g:w:d:fh";
+static const char short_opts[] = "+c:g:w:d:fhV";
 
 /*
  * A scan that runs into max_scan_time must still answer before the kernel
@@ -697,6 +731,11 @@ int config_from_args(struct config *cfg, int argc, char **argv, char *err,
 		} else if (c == 'h') {
 			config_usage(stdout, argv[0]);
 			return 1;
+		} else if (c == 'V') {
+			printf("dazuko-clamscan %s\n", DAZUKOFS_VERSION);
+			return 1;
+		} else if (c == 'C') {
+			cfg->check_only = 1;
 		} else if (c == '?') {
 			if (optopt)
 				FAIL("bad option '-%c' or its argument is missing (see --help)", optopt);
@@ -707,7 +746,8 @@ int config_from_args(struct config *cfg, int argc, char **argv, char *err,
 	if (optind < argc)
 		FAIL("unexpected argument '%s' (see --help)", argv[optind]);
 	set_str(&cfg->config_path, path);
-	if (config_load_file(cfg, path, explicit, err, errlen))
+	if (config_load_file(cfg, path, explicit, err, errlen) &&
+	    !check_problem(cfg, err))
 		return -1;
 
 	optind = 1;
@@ -715,7 +755,7 @@ int config_from_args(struct config *cfg, int argc, char **argv, char *err,
 		const char *key;
 
 		switch (c) {
-		case 'c': case 'h': continue;
+		case 'c': case 'h': case 'V': case 'C': continue;
 		case 'f': cfg->foreground = 1; continue;
 		case 'g': key = "group"; break;
 		case 'w': key = "workers"; break;
@@ -723,12 +763,22 @@ int config_from_args(struct config *cfg, int argc, char **argv, char *err,
 		case 0: key = long_opts[idx].name; break;
 		default: FAIL("bad option (see --help)");
 		}
-		if (config_set(cfg, key, optarg, why, sizeof(why)))
-			FAIL("command line: %s", why);
+		if (config_set(cfg, key, optarg, why, sizeof(why))) {
+			snprintf(err, errlen, "command line: %s", why);
+			if (!check_problem(cfg, err))
+				return -1;
+		}
 	}
-	if (cfg->source == SOURCE_FANOTIFY && !cfg->fanotify_mount)
-		FAIL("source fanotify needs fanotify_mount (--fanotify-mount PATH)");
-	if (check_backend(cfg, err, errlen))
+	if (cfg->source == SOURCE_FANOTIFY && !cfg->fanotify_mount) {
+		snprintf(err, errlen, "source fanotify needs fanotify_mount (--fanotify-mount PATH)");
+		if (!check_problem(cfg, err))
+			return -1;
+	}
+	if (check_backend(cfg, err, errlen) && !check_problem(cfg, err))
 		return -1;
-	return check_scan_time(cfg, err, errlen);
+	if (check_scan_time(cfg, err, errlen) && !check_problem(cfg, err))
+		return -1;
+	if (cfg->problems)
+		FAIL("%s: %u problem(s), listed above", cfg->config_path, cfg->problems);
+	return 0;
 }

@@ -20,6 +20,10 @@
 #define CONFIG_DEFAULT_DATABASE "/var/lib/clamav"
 #define CONFIG_DEFAULT_GROUP "clamscan"
 #define CONFIG_ERR_MAX 512
+/* The project's VERSION file (CMake) */
+#ifndef DAZUKOFS_VERSION
+#define DAZUKOFS_VERSION "unknown"
+#endif
 
 enum source_kind { SOURCE_DAZUKOFS, SOURCE_FANOTIFY };
 /* Who scans: libclamav in this process, or clamd servers (backend.h). */
@@ -65,6 +69,9 @@ struct config {
 	enum source_kind source;
 	char *fanotify_mount;
 	int foreground;
+	/* --check-config: report every problem, load nothing */
+	int check_only;
+	unsigned int problems;		/* found so far (check_only) */
 	size_t cache_size;		/* entries; 0: no cache */
 	int clamav_cache;		/* libclamav's own clean-file cache */
 	unsigned int status_interval_ms;
@@ -96,8 +103,10 @@ int config_load_file(struct config *cfg, const char *path, int must_exist,
 
 /*
  * The whole: defaults, the file (--config or the default; the default may
- * be missing), then the command line on top.  Returns 0, 1 for --help
- * (usage printed), -1 with a message in err.
+ * be missing), then the command line on top.  Returns 0, 1 for --help or
+ * --version (printed), -1 with a message in err.  With --check-config
+ * (cfg->check_only), every problem is printed on stderr as it is found
+ * and reading goes on; -1 at the end if there was any.
  */
 int config_from_args(struct config *cfg, int argc, char **argv, char *err,
 		     size_t errlen);

@@ -330,6 +330,12 @@ int main(int argc, char **argv)
 		config_free(&app.cfg);
 		return rc < 0 ? 1 : 0;
 	}
+	if (app.cfg.check_only) {
+		/* nothing loaded, nothing started: the settings only */
+		printf("%s: OK\n", app.cfg.config_path);
+		config_free(&app.cfg);
+		return 0;
+	}
 	log_init(app.cfg.log_level, -1);
 	if (!app.cfg.foreground && !getenv("NOTIFY_SOCKET") && daemon(0, 1)) {
 		log_error("daemon: %s", strerror(errno));
