@@ -50,6 +50,7 @@ void config_init(struct config *cfg)
 	cfg->alert_exceeds_max = 1;
 	cfg->alert_encrypted = 1;
 	cfg->on_error = VERDICT_ALLOW;
+	cfg->prevention = 1;
 	cfg->log_level = LOG_LVL_INFO;
 	cfg->timeout_ms = 30000;
 	cfg->timeout_action = VERDICT_ALLOW;
@@ -360,6 +361,9 @@ int config_set(struct config *cfg, const char *key_in, const char *value,
 	} else if (!strcmp(key, "on_error")) {
 		if (parse_verdict(value, &cfg->on_error))
 			FAIL("on_error: '%s' is not allow or deny", value);
+	} else if (!strcmp(key, "prevention")) {
+		if (config_parse_bool(value, &cfg->prevention))
+			FAIL("prevention: '%s' is not yes (deny) or no (report only)", value);
 	} else if (!strcmp(key, "include")) {
 		if (add_prefix(&cfg->include, key, value, err, errlen))
 			return -1;
@@ -589,6 +593,8 @@ void config_usage(FILE *out, const char *prog)
 "      --alert-exceeds-max yes|no  deny files past a limit (default yes)\n"
 "      --alert-encrypted yes|no    deny encrypted archives, documents (default yes)\n"
 "      --on-error allow|deny  verdict when a scan fails (default allow)\n"
+"      --prevention yes|no    no: report only, log and count detections but\n"
+"                             allow the open (default yes)\n"
 "      --include PREFIX       scan only under these path prefixes (repeatable)\n"
 "      --exclude PREFIX       never scan under these path prefixes (repeatable)\n"
 "      --log-level LEVEL      error, warning, notice, info (default), debug\n"
@@ -635,6 +641,7 @@ static const struct option long_opts[] = {
 	{ "alert-exceeds-max", required_argument, NULL, 0 },
 	{ "alert-encrypted", required_argument, NULL, 0 },
 	{ "on-error", required_argument, NULL, 0 },
+	{ "prevention", required_argument, NULL, 0 },
 	{ "include", required_argument, NULL, 0 },
 	{ "exclude", required_argument, NULL, 0 },
 	{ "log-level", required_argument, NULL, 0 },

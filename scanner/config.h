@@ -60,6 +60,12 @@ struct config {
 	int alert_exceeds_max;
 	int alert_encrypted;
 	enum verdict on_error;
+	/*
+	 * 0: report only (clamd's OnAccessPrevention = no, fapolicyd's
+	 * permissive mode): what would be denied is logged, counted as
+	 * reported, and allowed.
+	 */
+	int prevention;
 	struct str_list include, exclude;
 	int log_level;			/* enum log_level */
 	unsigned int timeout_ms;

@@ -94,18 +94,41 @@ static int path_names_file(const char *p, const struct stat *st)
 	return !stat(p, &pst) && pst.st_dev == st->st_dev && pst.st_ino == st->st_ino;
 }
 
-static const char *verdict_name(enum verdict v)
+/* on_error's verdict as applied: report only turns a deny into an allow. */
+static const char *error_verdict_name(const struct config *cfg)
 {
-	return v == VERDICT_DENY ? "deny" : "allow";
+	if (cfg->on_error != VERDICT_DENY)
+		return "allow";
+	return cfg->prevention ? "deny" : "allow (report only)";
+}
+
+/*
+ * A deny, counted; or, with prevention = no (report only), an allow
+ * counted as reported.  *action is for the log: a detection's line says
+ * what happened to the open.  Nothing here touches the verdict cache: a
+ * reported file is no more clean than a denied one.
+ */
+static enum verdict deny(struct scanner *sc, const char **action)
+{
+	if (sc->cfg->prevention) {
+		atomic_fetch_add(&sc->stats.denied, 1);
+		*action = "denied";
+		return VERDICT_DENY;
+	}
+	atomic_fetch_add(&sc->stats.reported, 1);
+	*action = "allowed-report-only";
+	return VERDICT_ALLOW;
 }
 
 /* on_error's verdict, counted. */
 static enum verdict error_verdict(struct scanner *sc)
 {
+	const char *action;
+
 	atomic_fetch_add(&sc->stats.errors, 1);
 	if (sc->cfg->on_error == VERDICT_DENY)
-		atomic_fetch_add(&sc->stats.denied, 1);
-	return sc->cfg->on_error;
+		return deny(sc, &action);
+	return VERDICT_ALLOW;
 }
 
 /*
@@ -119,14 +142,16 @@ static enum verdict partial_verdict(struct scanner *sc, enum scan_result res,
 {
 	int encrypted = res == SCAN_ENCRYPTED;
 	int alert = encrypted ? sc->cfg->alert_encrypted : sc->cfg->alert_exceeds_max;
+	const char *action;
+	enum verdict v;
 	char comm[64];
 
 	atomic_fetch_add(encrypted ? &sc->stats.encrypted : &sc->stats.exceeds_max, 1);
 	if (alert) {
-		atomic_fetch_add(&sc->stats.denied, 1);
+		v = deny(sc, &action);
 		read_comm(pid, comm, sizeof(comm));
-		log_detection(event_path_name(path), pid, comm, what, "denied", server);
-		return VERDICT_DENY;
+		log_detection(event_path_name(path), pid, comm, what, action, server);
+		return v;
 	}
 	log_notice("%s: not fully scanned (%s%s%s); allowed by %s = no",
 		   event_path_name(path), what, server ? " by clamd " : "",
@@ -152,7 +177,7 @@ enum verdict scanner_decide(struct scanner *sc, int fd, struct event_path *path,
 	stable_clock(&clock_before);
 	if (fstat(fd, &st)) {
 		log_warning("%s: fstat: %s; verdict %s", event_path_name(path),
-			    strerror(errno), verdict_name(cfg->on_error));
+			    strerror(errno), error_verdict_name(cfg));
 		return error_verdict(sc);
 	}
 	if (cfg->include.n || cfg->exclude.n) {
@@ -211,20 +236,24 @@ enum verdict scanner_decide(struct scanner *sc, int fd, struct event_path *path,
 		log_debug("%s: clean%s%s", event_path_name(path),
 			  ans.server ? " by clamd " : "", ans.server ? ans.server : "");
 		return VERDICT_ALLOW;
-	case SCAN_INFECTED:
+	case SCAN_INFECTED: {
+		const char *action;
+		enum verdict v;
+
 		atomic_fetch_add(&sc->stats.infected, 1);
-		atomic_fetch_add(&sc->stats.denied, 1);
+		v = deny(sc, &action);
 		read_comm(pid, comm, sizeof(comm));
-		log_detection(event_path_name(path), pid, comm, ans.sig, "denied",
+		log_detection(event_path_name(path), pid, comm, ans.sig, action,
 			      ans.server);
-		return VERDICT_DENY;
+		return v;
+	}
 	case SCAN_EXCEEDS_MAX:
 	case SCAN_ENCRYPTED:
 		return partial_verdict(sc, res, ans.sig, ans.server, path, pid);
 	case SCAN_ERROR:
 	default:
 		log_warning("%s: scan error: %s; verdict %s", event_path_name(path),
-			    ans.sig, verdict_name(cfg->on_error));
+			    ans.sig, error_verdict_name(cfg));
 		return error_verdict(sc);
 	}
 }

@@ -131,6 +131,39 @@ static enum verdict decide(struct fixture *f, const char *path)
 	return v;
 }
 
+/*
+ * prevention = no (report only): an infected file and one past a limit
+ * are allowed, counted as reported (not denied), and never cached: each
+ * open scans again.
+ */
+static void test_report_only(void **state)
+{
+	struct fixture *f = *state;
+	char eicar[PATH_MAX];
+
+	f->cfg.prevention = 0;
+	/* (make_file's buffer is reused) */
+	snprintf(eicar, sizeof(eicar), "%s", settle(make_file("eicar-report", EICAR)));
+	assert_int_equal(decide(f, eicar), VERDICT_ALLOW);
+	assert_int_equal(decide(f, eicar), VERDICT_ALLOW);
+	assert_int_equal(atomic_load(&f->sc.stats.infected), 2);
+	assert_int_equal(atomic_load(&f->sc.stats.scanned), 2);
+	assert_int_equal(atomic_load(&f->sc.stats.cache_hits), 0);
+	assert_int_equal(atomic_load(&f->sc.stats.reported), 2);
+	assert_int_equal(atomic_load(&f->sc.stats.denied), 0);
+
+	f->cfg.limits.max_file_size = 4;
+	assert_int_equal(decide(f, make_file("big-report", "more than four\n")),
+			 VERDICT_ALLOW);
+	assert_int_equal(atomic_load(&f->sc.stats.reported), 3);
+
+	/* back on: the same file is denied, the cache did not learn it */
+	f->cfg.prevention = 1;
+	f->cfg.limits.max_file_size = 0;
+	assert_int_equal(decide(f, eicar), VERDICT_DENY);
+	assert_int_equal(atomic_load(&f->sc.stats.denied), 1);
+}
+
 static void test_verdicts(void **state)
 {
 	struct fixture *f = *state;
@@ -694,6 +727,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_too_big, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_limits_applied, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_scan_size, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_report_only, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_filters, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_swap, setup, teardown),
