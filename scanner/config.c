@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,6 +87,8 @@ void config_free(struct config *cfg)
 	list_free(&cfg->tcp_servers);
 	list_free(&cfg->include);
 	list_free(&cfg->exclude);
+	list_free(&cfg->exclude_exes);
+	free(cfg->exclude_uids.v);
 	memset(cfg, 0, sizeof(*cfg));
 }
 
@@ -203,6 +206,33 @@ static void list_add(struct str_list *l, const char *s)
 	l->items[l->n++] = xstrdup(s);
 }
 
+static void uid_add(struct uid_list *l, uid_t uid)
+{
+	uid_t *v = realloc(l->v, (l->n + 1) * sizeof(*v));
+
+	if (!v) {
+		perror("dazuko-clamscan: realloc");
+		exit(1);
+	}
+	l->v = v;
+	l->v[l->n++] = uid;
+}
+
+/* A user name's uid, from the passwd database (NSS) when the config is read. */
+static int lookup_user(const char *name, uid_t *uid, char *why, size_t whylen)
+{
+	struct passwd pw, *res = NULL;
+	char buf[4096];
+	int rc = getpwnam_r(name, &pw, buf, sizeof(buf), &res);
+
+	if (res) {
+		*uid = pw.pw_uid;
+		return 0;
+	}
+	snprintf(why, whylen, "%s", rc ? strerror(rc) : "no such user");
+	return -1;
+}
+
 static int parse_verdict(const char *s, enum verdict *out)
 {
 	if (!strcmp(s, "allow"))
@@ -283,7 +313,7 @@ static int add_prefix(struct str_list *l, const char *key, const char *s,
 			free(p);
 			p = xstrdup(resolved);
 		}
-	} else if (errno == ENOENT && !strcmp(key, "include")) {
+	} else if (errno == ENOENT && strcmp(key, "exclude")) {
 		log_warning("%s: %s: '%s' does not exist here, so it matches nothing",
 			    set_where, key, p);
 	} else if (errno != ENOENT) {
@@ -369,6 +399,24 @@ int config_set(struct config *cfg, const char *key_in, const char *value,
 			return -1;
 	} else if (!strcmp(key, "exclude")) {
 		if (add_prefix(&cfg->exclude, key, value, err, errlen))
+			return -1;
+	} else if (!strcmp(key, "exclude_uid")) {
+		if (config_parse_uint(value, (uid_t)-2, &u))
+			FAIL("exclude_uid: '%s' is not a uid (a number from 0 to %u)", value,
+			     (unsigned int)(uid_t)-2);
+		uid_add(&cfg->exclude_uids, (uid_t)u);
+	} else if (!strcmp(key, "exclude_user")) {
+		char why[256];
+		uid_t uid;
+
+		if (lookup_user(value, &uid, why, sizeof(why)))
+			FAIL("exclude_user: '%s': %s", value, why);
+		uid_add(&cfg->exclude_uids, uid);
+	} else if (!strcmp(key, "exclude_root")) {
+		if (config_parse_bool(value, &cfg->exclude_root))
+			FAIL("exclude_root: '%s' is not yes or no", value);
+	} else if (!strcmp(key, "exclude_exe")) {
+		if (add_prefix(&cfg->exclude_exes, key, value, err, errlen))
 			return -1;
 	} else if (!strcmp(key, "log_level")) {
 		int l = log_level_parse(value);
@@ -597,6 +645,13 @@ void config_usage(FILE *out, const char *prog)
 "                             allow the open (default yes)\n"
 "      --include PREFIX       scan only under these path prefixes (repeatable)\n"
 "      --exclude PREFIX       never scan under these path prefixes (repeatable)\n"
+"      --exclude-uid UID      opens by processes of this uid are not scanned\n"
+"                             (repeatable)\n"
+"      --exclude-user NAME    the same, by user name (repeatable)\n"
+"      --exclude-root yes|no  opens by root's processes are not scanned\n"
+"                             (default no)\n"
+"      --exclude-exe PATH     opens by processes running this executable\n"
+"                             are not scanned (repeatable)\n"
 "      --log-level LEVEL      error, warning, notice, info (default), debug\n"
 "      --timeout-ms MS        group verdict timeout, 0 waits for ever (default 30000)\n"
 "      --timeout-action allow|deny  verdict of a timed-out event (default allow)\n"
@@ -644,6 +699,10 @@ static const struct option long_opts[] = {
 	{ "prevention", required_argument, NULL, 0 },
 	{ "include", required_argument, NULL, 0 },
 	{ "exclude", required_argument, NULL, 0 },
+	{ "exclude-uid", required_argument, NULL, 0 },
+	{ "exclude-user", required_argument, NULL, 0 },
+	{ "exclude-root", required_argument, NULL, 0 },
+	{ "exclude-exe", required_argument, NULL, 0 },
 	{ "log-level", required_argument, NULL, 0 },
 	{ "timeout-ms", required_argument, NULL, 0 },
 	{ "timeout-action", required_argument, NULL, 0 },

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 /* The build's sysconfdir (CMake: /etc for prefix /usr, PREFIX/etc else). */
 #ifndef DAZUKOFS_SYSCONFDIR
@@ -32,6 +33,11 @@ enum verdict { VERDICT_ALLOW = 0, VERDICT_DENY = 1 };
 
 struct str_list {
 	char **items;
+	size_t n;
+};
+
+struct uid_list {
+	uid_t *v;
 	size_t n;
 };
 
@@ -67,6 +73,14 @@ struct config {
 	 */
 	int prevention;
 	struct str_list include, exclude;
+	/*
+	 * Processes whose opens are not scanned (opener.h): by uid (clamd's
+	 * OnAccessExcludeUID, and OnAccessExcludeUname resolved when read),
+	 * root (OnAccessExcludeRootUID), by executable's canonical path.
+	 */
+	struct uid_list exclude_uids;
+	int exclude_root;
+	struct str_list exclude_exes;
 	int log_level;			/* enum log_level */
 	unsigned int timeout_ms;
 	enum verdict timeout_action;

@@ -16,6 +16,7 @@
 
 #include "filter.h"
 #include "log.h"
+#include "opener.h"
 #include "stable.h"
 #include "worker.h"
 
@@ -196,6 +197,21 @@ enum verdict scanner_decide(struct scanner *sc, int fd, struct event_path *path,
 	}
 	if (!S_ISREG(st.st_mode))
 		return VERDICT_ALLOW;
+	/*
+	 * Before the cache and the scan, and never into the cache: the
+	 * exclusion is this process's, the file is no cleaner for it.
+	 */
+	if (opener_exclusions(cfg)) {
+		char why[PATH_MAX + 16];
+
+		if (opener_excluded(cfg, pid, why, sizeof(why))) {
+			atomic_fetch_add(&sc->stats.skipped_excluded, 1);
+			if (log_enabled(LOG_LVL_DEBUG))
+				log_debug("%s: not scanned (opened by pid %d, excluded by %s)",
+					  event_path_name(path), (int)pid, why);
+			return VERDICT_ALLOW;
+		}
+	}
 	/* what libclamav would report, without handing it the whole file */
 	if (cfg->limits.max_file_size &&
 	    (uint64_t)st.st_size > cfg->limits.max_file_size) {

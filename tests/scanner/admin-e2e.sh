@@ -5,6 +5,9 @@
 # source=fanotify on this host (root), one mode per ctest:
 #   report-only  prevention = no: EICAR opens, the FOUND line says it was
 #                allowed, statistics count it as reported, not denied.
+#   exclude      exclude_uid, exclude_user, exclude_root, exclude_exe: the
+#                excluded process opens EICAR, others are denied, also
+#                right after an excluded open of the same file.
 # Usage: admin-e2e.sh MODE SCANNER DBDIR
 set -u
 MODE=$1
@@ -75,6 +78,56 @@ report-only)
 	# the same scanner, prevention back on (the default): denied
 	start_scanner
 	expect_denied "$M/eicar.com"
+	stop_scanner
+	;;
+exclude)
+	chmod 0755 "$W"
+	cp /bin/cat "$W/trusted-cat"
+	# as_nobody CMD...: CMD with every uid and gid nobody's
+	as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+	# run_opens WHAT CMD...: 0 if CMD (reading a file) succeeds, 1 on EPERM
+	run_opens() {
+		_what=$1
+		shift
+		_err=$("$@" 2>&1 >/dev/null) && return 0
+		case $_err in
+		*"Operation not permitted"*) return 1 ;;
+		*) fail "$_what: unexpected error: $_err" ;;
+		esac
+	}
+	allowed() { run_opens "$@" || fail "$1: denied, should be excluded"; pass "$1: allowed"; }
+	denied() { run_opens "$@" && fail "$1: opened, should be denied"; pass "$1: denied"; }
+
+	# by uid: nobody's open passes unscanned; then root's open of the
+	# same file is scanned and denied (the exclusion cached nothing)
+	start_scanner --exclude-uid 65534
+	allowed "nobody (excluded uid) opens EICAR" as_nobody cat "$M/eicar.com"
+	log_has "$LOG" "eicar.com: not scanned (opened by pid [0-9]*, excluded by uid 65534)" ||
+		{ cat "$LOG"; fail "no log line for the exclusion"; }
+	denied "root then opens the same EICAR" cat "$M/eicar.com"
+	allowed "nobody again" as_nobody cat "$M/eicar.com"
+	denied "root again" cat "$M/eicar.com"
+	st=$(statistics)
+	case $st in
+	*" infected=2 denied=2 "*" excluded=2 "*) ;;
+	*) fail "statistics: $st" ;;
+	esac
+	pass "statistics: $st"
+	stop_scanner
+
+	# by user name and by executable; root's own cat is still scanned
+	start_scanner --exclude-user nobody --exclude-exe "$W/trusted-cat"
+	allowed "nobody (excluded user) opens EICAR" as_nobody cat "$M/eicar.com"
+	allowed "an excluded executable opens EICAR" "$W/trusted-cat" "$M/eicar.com"
+	denied "root's /bin/cat opens EICAR" cat "$M/eicar.com"
+	# a set-uid-like process (real uid nobody, effective root) is scanned
+	denied "ruid nobody, euid root" setpriv --ruid=65534 cat "$M/eicar.com"
+	stop_scanner
+
+	# root excluded: root's opens pass, nobody's are scanned
+	start_scanner --exclude-root yes
+	allowed "root (exclude_root) opens EICAR" cat "$M/eicar.com"
+	denied "nobody opens EICAR" as_nobody cat "$M/eicar.com"
 	stop_scanner
 	;;
 *)
