@@ -52,6 +52,7 @@ void config_init(struct config *cfg)
 	cfg->alert_encrypted = 1;
 	cfg->on_error = VERDICT_ALLOW;
 	cfg->prevention = 1;
+	cfg->virus_event_max = 4;
 	cfg->log_level = LOG_LVL_INFO;
 	cfg->timeout_ms = 30000;
 	cfg->timeout_action = VERDICT_ALLOW;
@@ -88,6 +89,7 @@ void config_free(struct config *cfg)
 	list_free(&cfg->include);
 	list_free(&cfg->exclude);
 	list_free(&cfg->exclude_exes);
+	list_free(&cfg->virus_event);
 	free(cfg->exclude_uids.v);
 	memset(cfg, 0, sizeof(*cfg));
 }
@@ -418,6 +420,34 @@ int config_set(struct config *cfg, const char *key_in, const char *value,
 	} else if (!strcmp(key, "exclude_exe")) {
 		if (add_prefix(&cfg->exclude_exes, key, value, err, errlen))
 			return -1;
+	} else if (!strcmp(key, "virus_event")) {
+		char *copy = xstrdup(value), *save = NULL;
+
+		/* fixed words: no quoting, no expansion, nothing for a shell */
+		list_free(&cfg->virus_event);
+		for (char *w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save))
+			list_add(&cfg->virus_event, w);
+		free(copy);
+		if (!cfg->virus_event.n)
+			FAIL("virus_event: a program's absolute path is missing");
+		if (cfg->virus_event.items[0][0] != '/' ||
+		    access(cfg->virus_event.items[0], X_OK)) {
+			snprintf(err, errlen, "virus_event: '%s' is not an absolute path to an executable%s%s",
+				 cfg->virus_event.items[0],
+				 cfg->virus_event.items[0][0] == '/' ? ": " : "",
+				 cfg->virus_event.items[0][0] == '/' ? strerror(errno) : "");
+			list_free(&cfg->virus_event);
+			return -1;
+		}
+		/* execve's argv ends with a NULL after the n words */
+		list_add(&cfg->virus_event, "");
+		cfg->virus_event.n--;
+		free(cfg->virus_event.items[cfg->virus_event.n]);
+		cfg->virus_event.items[cfg->virus_event.n] = NULL;
+	} else if (!strcmp(key, "virus_event_max")) {
+		if (config_parse_uint(value, 64, &u) || !u)
+			FAIL("virus_event_max: '%s' is not a number from 1 to 64", value);
+		cfg->virus_event_max = (unsigned int)u;
 	} else if (!strcmp(key, "log_level")) {
 		int l = log_level_parse(value);
 
@@ -652,6 +682,9 @@ void config_usage(FILE *out, const char *prog)
 "                             (default no)\n"
 "      --exclude-exe PATH     opens by processes running this executable\n"
 "                             are not scanned (repeatable)\n"
+"      --virus-event 'PROG [ARG]...'  run on each detection (no shell), with\n"
+"                             CLAM_VIRUSEVENT_FILENAME, _VIRUSNAME set\n"
+"      --virus-event-max N    virus_event commands at once (default 4)\n"
 "      --log-level LEVEL      error, warning, notice, info (default), debug\n"
 "      --timeout-ms MS        group verdict timeout, 0 waits for ever (default 30000)\n"
 "      --timeout-action allow|deny  verdict of a timed-out event (default allow)\n"
@@ -703,6 +736,8 @@ static const struct option long_opts[] = {
 	{ "exclude-user", required_argument, NULL, 0 },
 	{ "exclude-root", required_argument, NULL, 0 },
 	{ "exclude-exe", required_argument, NULL, 0 },
+	{ "virus-event", required_argument, NULL, 0 },
+	{ "virus-event-max", required_argument, NULL, 0 },
 	{ "log-level", required_argument, NULL, 0 },
 	{ "timeout-ms", required_argument, NULL, 0 },
 	{ "timeout-action", required_argument, NULL, 0 },

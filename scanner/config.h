@@ -81,6 +81,13 @@ struct config {
 	struct uid_list exclude_uids;
 	int exclude_root;
 	struct str_list exclude_exes;
+	/*
+	 * Run on a detection (virusevent.h): the program's absolute path
+	 * and fixed arguments, split on blanks, never given to a shell; the
+	 * detection is in the environment.  n 0: none.
+	 */
+	struct str_list virus_event;
+	unsigned int virus_event_max;	/* commands running at once */
 	int log_level;			/* enum log_level */
 	unsigned int timeout_ms;
 	enum verdict timeout_action;

@@ -80,6 +80,13 @@ static void log_stats(struct app *app)
 	log_notice("statistics: %s cache_entries=%llu cache_lookups_hit=%llu cache_lookups_missed=%llu cache_evictions=%llu",
 		   line, (unsigned long long)cs.entries, (unsigned long long)cs.hits,
 		   (unsigned long long)cs.misses, (unsigned long long)cs.evictions);
+	if (app->sc.virusevent) {
+		uint64_t run, dropped;
+
+		virusevent_counts(app->sc.virusevent, &run, &dropped);
+		log_notice("statistics: virus_event_run=%" PRIu64 " virus_event_dropped=%" PRIu64,
+			   run, dropped);
+	}
 	if (app->sc.backend.ops->log_stats)
 		app->sc.backend.ops->log_stats(&app->sc.backend);
 }
@@ -412,6 +419,16 @@ int main(int argc, char **argv)
 		 app.cfg.limits.max_scan_time_ms, app.cfg.alert_exceeds_max ? "yes" : "no",
 		 app.cfg.alert_encrypted ? "yes" : "no");
 
+	if (app.cfg.virus_event.n) {
+		app.sc.virusevent = virusevent_start(&app.cfg, err, sizeof(err));
+		if (!app.sc.virusevent) {
+			log_error("%s", err);
+			goto out_source;
+		}
+		log_info("virus_event: %s, at most %u at once",
+			 app.cfg.virus_event.items[0], app.cfg.virus_event_max);
+	}
+
 	if (app.source.ops->start(&app.source, err, sizeof(err))) {
 		log_error("%s", err);
 		goto out_source;
@@ -445,6 +462,8 @@ out_workers:
 out_source:
 	if (source_open)
 		app.source.ops->close(&app.source);
+	/* after the workers: nothing queues any more */
+	virusevent_stop(app.sc.virusevent);
 out_cache:
 	cache_destroy(&app.sc.cache);
 out:

@@ -103,6 +103,18 @@ static const char *error_verdict_name(const struct config *cfg)
 	return cfg->prevention ? "deny" : "allow (report only)";
 }
 
+/* A detection: logged, and virus_event's command queued. */
+static void detected(struct scanner *sc, struct event_path *path, pid_t pid,
+		     const char *sig, const char *action, const char *server)
+{
+	char comm[64];
+
+	read_comm(pid, comm, sizeof(comm));
+	log_detection(event_path_name(path), pid, comm, sig, action, server);
+	if (sc->virusevent)
+		virusevent_queue(sc->virusevent, event_path_name(path), sig, pid, action);
+}
+
 /*
  * A deny, counted; or, with prevention = no (report only), an allow
  * counted as reported.  *action is for the log: a detection's line says
@@ -145,13 +157,11 @@ static enum verdict partial_verdict(struct scanner *sc, enum scan_result res,
 	int alert = encrypted ? sc->cfg->alert_encrypted : sc->cfg->alert_exceeds_max;
 	const char *action;
 	enum verdict v;
-	char comm[64];
 
 	atomic_fetch_add(encrypted ? &sc->stats.encrypted : &sc->stats.exceeds_max, 1);
 	if (alert) {
 		v = deny(sc, &action);
-		read_comm(pid, comm, sizeof(comm));
-		log_detection(event_path_name(path), pid, comm, what, action, server);
+		detected(sc, path, pid, what, action, server);
 		return v;
 	}
 	log_notice("%s: not fully scanned (%s%s%s); allowed by %s = no",
@@ -166,7 +176,6 @@ enum verdict scanner_decide(struct scanner *sc, int fd, struct event_path *path,
 {
 	const struct config *cfg = sc->cfg;
 	struct scan_answer ans = { .sig = "", .server = NULL };
-	char comm[64];
 	struct timespec clock_before;
 	struct cache_key key;
 	enum scan_result res;
@@ -258,9 +267,7 @@ enum verdict scanner_decide(struct scanner *sc, int fd, struct event_path *path,
 
 		atomic_fetch_add(&sc->stats.infected, 1);
 		v = deny(sc, &action);
-		read_comm(pid, comm, sizeof(comm));
-		log_detection(event_path_name(path), pid, comm, ans.sig, action,
-			      ans.server);
+		detected(sc, path, pid, ans.sig, action, ans.server);
 		return v;
 	}
 	case SCAN_EXCEEDS_MAX:

@@ -8,6 +8,9 @@
 #   exclude      exclude_uid, exclude_user, exclude_root, exclude_exe: the
 #                excluded process opens EICAR, others are denied, also
 #                right after an excluded open of the same file.
+#   virus-event  virus_event runs a command with the detection in its
+#                environment, without a shell, never delaying the verdict,
+#                one at a time with virus_event_max = 1.
 # Usage: admin-e2e.sh MODE SCANNER DBDIR
 set -u
 MODE=$1
@@ -128,6 +131,61 @@ exclude)
 	start_scanner --exclude-root yes
 	allowed "root (exclude_root) opens EICAR" cat "$M/eicar.com"
 	denied "nobody opens EICAR" as_nobody cat "$M/eicar.com"
+	stop_scanner
+	;;
+virus-event)
+	# the command: records its environment, one file per run, then
+	# holds its slot until released; exits 7 so the status shows
+	cat > "$W/event.sh" <<'SH'
+#!/bin/sh
+out=$1
+if ! mkdir "$out/running" 2>/dev/null; then
+	: > "$out/overlap"	# two at once with virus_event_max = 1
+fi
+n=0
+while [ -e "$out/run.$n" ]; do n=$((n + 1)); done
+env > "$out/run.$n.tmp"
+printf '%s' "$CLAM_VIRUSEVENT_FILENAME" > "$out/run.$n.file"
+mv "$out/run.$n.tmp" "$out/run.$n"
+i=0
+while [ ! -e "$out/release" ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done
+rmdir "$out/running"
+exit 7
+SH
+	chmod 0755 "$W/event.sh"
+	mkdir "$W/out"
+	# a name a shell would act on: spaces, quotes, a command substitution
+	NASTY="$M/a b 'q' \"d\" \$(id) \`id\`; *.com"
+	make_eicar "$NASTY"
+	start_scanner --virus-event "$W/event.sh $W/out" --virus-event-max 1
+	# the open is answered while the command still runs (it waits for
+	# "release"): the verdict does not wait for the command
+	expect_denied "$NASTY"
+	wait_for 30 "the command's first run" test -e "$W/out/run.0"
+	# it waits for "release" (up to 30 s): had the verdict waited for
+	# it, it would be gone by now
+	[ -d "$W/out/running" ] || fail "the command ended before the open was answered"
+	pass "denied while the command was still running"
+	# a second detection waits for the only slot
+	expect_denied "$M/eicar.com"
+	wait_log 30 "$LOG" "FOUND .*path=$M/eicar.com" 1
+	: > "$W/out/release"
+	wait_log 30 "$LOG" 'virus_event .*exited with status 7' 2
+	[ ! -e "$W/out/overlap" ] || fail "two commands ran at once with virus_event_max = 1"
+	pass "one command at a time, exit statuses logged"
+
+	printf '%s' "$NASTY" | cmp -s - "$W/out/run.0.file" ||
+		fail "CLAM_VIRUSEVENT_FILENAME is not the file's name: $(cat "$W/out/run.0.file")"
+	grep -qx "CLAM_VIRUSEVENT_VIRUSNAME=Dazukofs.Test.EICAR.UNOFFICIAL" "$W/out/run.0" ||
+		fail "no CLAM_VIRUSEVENT_VIRUSNAME: $(cat "$W/out/run.0")"
+	grep -qx "DAZUKOFS_VIRUSEVENT_PID=[1-9][0-9]*" "$W/out/run.0" || fail "no DAZUKOFS_VIRUSEVENT_PID"
+	grep -qx "DAZUKOFS_VIRUSEVENT_ACTION=denied" "$W/out/run.0" || fail "no DAZUKOFS_VIRUSEVENT_ACTION"
+	grep -qx "CLAM_VIRUSEVENT_FILENAME=$M/eicar.com" "$W/out/run.1" || fail "second run: $(cat "$W/out/run.1")"
+	# nothing of the scanner's own environment goes along
+	! grep -q '^ASAN_OPTIONS=' "$W/out/run.0" || fail "the scanner's environment leaked into the command"
+	pass "environment: name with spaces, quotes, \$() passed as bytes; signature, pid, action"
+	kill -USR1 "$PID"
+	wait_log 10 "$LOG" 'statistics: virus_event_run=2 virus_event_dropped=0'
 	stop_scanner
 	;;
 *)

@@ -135,6 +135,18 @@ static void test_exclusions(void **state)
 	assert_string_equal(cfg.exclude_exes.items[0], "/usr/bin/env");
 	assert_int_equal(cfg.prevention, 0);
 	config_free(&cfg);
+
+	/* virus_event: words, NULL-terminated for execve; a later one replaces */
+	config_init(&cfg);
+	assert_int_equal(cfg.virus_event_max, 4);
+	assert_int_equal(load(&cfg, "virus_event = /bin/true a\n"
+			      "virus_event = /bin/echo  one\ttwo $(x)\n", err, sizeof(err)), 0);
+	assert_int_equal(cfg.virus_event.n, 4);
+	assert_string_equal(cfg.virus_event.items[0], "/bin/echo");
+	assert_string_equal(cfg.virus_event.items[2], "two");
+	assert_string_equal(cfg.virus_event.items[3], "$(x)");
+	assert_null(cfg.virus_event.items[4]);
+	config_free(&cfg);
 }
 
 static void test_bad_lines(void **state)
@@ -165,6 +177,10 @@ static void test_bad_lines(void **state)
 		{ "exclude_user = no-such-user-4f2a\n", ":1:", "exclude_user: 'no-such-user-4f2a': no such user" },
 		{ "exclude_root = sometimes\n", ":1:", "exclude_root" },
 		{ "exclude_exe = bin/cat\n", ":1:", "absolute" },
+		{ "virus_event = notify-admin\n", ":1:", "virus_event: 'notify-admin' is not an absolute path" },
+		{ "virus_event = /nonexistent/x --a\n", ":1:", "No such file" },
+		{ "virus_event_max = 0\n", ":1:", "virus_event_max: '0' is not a number from 1 to 64" },
+		{ "virus_event_max = 65\n", ":1:", "virus_event_max" },
 		{ "exclude = /a//b\n", ":1:", "canonical absolute" },
 		{ "include = /srv/./x\n", ":1:", "canonical" },
 		{ "include = /srv/../etc\n", ":1:", "canonical" },
