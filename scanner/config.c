@@ -11,6 +11,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "clamdconf.h"
 #include "config.h"
 #include "log.h"
 
@@ -54,7 +55,7 @@ void config_init(struct config *cfg)
 	cfg->prevention = 1;
 	cfg->virus_event_max = 4;
 	cfg->log_level = LOG_LVL_INFO;
-	cfg->timeout_ms = 30000;
+	cfg->timeout_ms = CONFIG_DEFAULT_TIMEOUT_MS;
 	cfg->timeout_action = VERDICT_ALLOW;
 	cfg->track = 1;
 	/* A restart (RestartSec=2s) plus loading the signatures, and margin. */
@@ -708,6 +709,9 @@ void config_usage(FILE *out, const char *prog)
 "  -f, --foreground           do not detach (always so under systemd)\n"
 "      --check-config         read the config file and the options, load\n"
 "                             nothing, print every problem; exit 0 if none\n"
+"      --import-clamd-conf FILE  print a clamd.conf's on-access, engine and\n"
+"                             logging options as settings of this scanner;\n"
+"                             what cannot be mapped, line by line, on stderr\n"
 "  -h, --help                 this text\n"
 "  -V, --version              print the version and exit\n"
 "\n"
@@ -758,6 +762,7 @@ static const struct option long_opts[] = {
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ "check-config", no_argument, NULL, 'C' },
+	{ "import-clamd-conf", required_argument, NULL, 'I' },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -837,6 +842,10 @@ int config_from_args(struct config *cfg, int argc, char **argv, char *err,
 			return 1;
 		} else if (c == 'C') {
 			cfg->check_only = 1;
+		} else if (c == 'I') {
+			if (clamdconf_import(optarg, stdout, stderr))
+				FAIL("--import-clamd-conf %s: nothing imported", optarg);
+			return 1;
 		} else if (c == '?') {
 			if (optopt)
 				FAIL("bad option '-%c' or its argument is missing (see --help)", optopt);
@@ -856,7 +865,7 @@ int config_from_args(struct config *cfg, int argc, char **argv, char *err,
 		const char *key;
 
 		switch (c) {
-		case 'c': case 'h': case 'V': case 'C': continue;
+		case 'c': case 'h': case 'V': case 'C': case 'I': continue;
 		case 'f': cfg->foreground = 1; continue;
 		case 'g': key = "group"; break;
 		case 'w': key = "workers"; break;

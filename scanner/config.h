@@ -20,6 +20,7 @@
 #define CONFIG_DEFAULT_PATH DAZUKOFS_SYSCONFDIR "/dazukofs/clamscan.conf"
 #define CONFIG_DEFAULT_DATABASE "/var/lib/clamav"
 #define CONFIG_DEFAULT_GROUP "clamscan"
+#define CONFIG_DEFAULT_TIMEOUT_MS 30000U
 #define CONFIG_ERR_MAX 512
 /* The project's VERSION file (CMake) */
 #ifndef DAZUKOFS_VERSION
@@ -130,8 +131,8 @@ int config_load_file(struct config *cfg, const char *path, int must_exist,
 
 /*
  * The whole: defaults, the file (--config or the default; the default may
- * be missing), then the command line on top.  Returns 0, 1 for --help or
- * --version (printed), -1 with a message in err.  With --check-config
+ * be missing), then the command line on top.  Returns 0, 1 for --help,
+ * --version or --import-clamd-conf (done, printed), -1 with a message in err.  With --check-config
  * (cfg->check_only), every problem is printed on stderr as it is found
  * and reading goes on; -1 at the end if there was any.
  */
