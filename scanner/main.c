@@ -75,18 +75,20 @@ static void log_stats(struct app *app)
 {
 	struct cache_stats cs;
 	char line[STATS_LINE_MAX];
+	char ve[96] = "";
 
 	current_stats(app, line, &cs);
-	log_notice("statistics: %s cache_entries=%llu cache_lookups_hit=%llu cache_lookups_missed=%llu cache_evictions=%llu",
-		   line, (unsigned long long)cs.entries, (unsigned long long)cs.hits,
-		   (unsigned long long)cs.misses, (unsigned long long)cs.evictions);
+	/* on the one statistics line: scripts read its last occurrence */
 	if (app->sc.virusevent) {
 		uint64_t run, dropped;
 
 		virusevent_counts(app->sc.virusevent, &run, &dropped);
-		log_notice("statistics: virus_event_run=%" PRIu64 " virus_event_dropped=%" PRIu64,
-			   run, dropped);
+		snprintf(ve, sizeof(ve), " virus_event_run=%" PRIu64 " virus_event_dropped=%" PRIu64,
+			 run, dropped);
 	}
+	log_notice("statistics: %s cache_entries=%llu cache_lookups_hit=%llu cache_lookups_missed=%llu cache_evictions=%llu%s",
+		   line, (unsigned long long)cs.entries, (unsigned long long)cs.hits,
+		   (unsigned long long)cs.misses, (unsigned long long)cs.evictions, ve);
 	if (app->sc.backend.ops->log_stats)
 		app->sc.backend.ops->log_stats(&app->sc.backend);
 }
