@@ -29,6 +29,11 @@ out=$("$SCANNER" -c "$W/good.conf" --check-config 2>&1) ||
 [ "$out" = "$W/good.conf: OK" ] || fail "good config: '$out'"
 pass "a good config passes without loading anything"
 
+# the example config that is installed passes
+EX=$(dirname "$0")/../../systemd/examples/clamscan.conf
+out=$("$SCANNER" -c "$EX" --check-config 2>&1) || fail "the example config: $out"
+pass "the example config passes"
+
 cat > "$W/bad.conf" <<CONF
 # a comment
 workers = many
