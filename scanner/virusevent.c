@@ -114,12 +114,15 @@ static void run_one(struct ve_runner *r, const struct ve_item *it)
 		goto out;
 	}
 	atomic_fetch_add(&ve->run, 1);
-	while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+	while ((rc = waitpid(child, &status, 0)) < 0 && errno == EINTR)
 		;
 	pthread_mutex_lock(&ve->children);
 	r->child = 0;		/* reaped only now: until then the pid stays ours */
 	pthread_mutex_unlock(&ve->children);
-	if (WIFEXITED(status) && !WEXITSTATUS(status))
+	if (rc < 0)
+		log_error("virus_event %s for %s (pid %d): waitpid: %s",
+			  argv_cfg->items[0], it->path, (int)child, strerror(errno));
+	else if (WIFEXITED(status) && !WEXITSTATUS(status))
 		log_info("virus_event %s for %s (pid %d): exited with status 0",
 			 argv_cfg->items[0], it->path, (int)child);
 	else if (WIFEXITED(status))
