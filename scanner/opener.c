@@ -17,11 +17,13 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "log.h"
 #include "opener.h"
 
 int opener_exclusions(const struct config *cfg)
@@ -111,6 +113,21 @@ int opener_excluded(const struct config *cfg, pid_t pid, char *why, size_t whyle
 	}
 	if (!excluded && cfg->exclude_exes.n) {
 		n = readlinkat(dirfd, "exe", exe, sizeof(exe) - 1);
+		/*
+		 * /proc/PID/exe needs ptrace read access: without
+		 * CAP_SYS_PTRACE (the shipped unit's bounding set) another
+		 * user's process, or one with more capabilities, cannot be
+		 * told, and is scanned.  Said once, so that the admin knows
+		 * why exclude_exe does not apply; the flag is the process's
+		 * like the log it guards.
+		 */
+		if (n < 0 && (errno == EACCES || errno == EPERM)) {
+			static atomic_flag warned = ATOMIC_FLAG_INIT;
+
+			if (!atomic_flag_test_and_set(&warned))
+				log_warning("exclude_exe: cannot read /proc/%d/exe (%s): such processes are scanned; give the scanner CAP_SYS_PTRACE for exclude_exe to apply to every process",
+					    (int)pid, strerror(errno));
+		}
 		/*
 		 * A deleted executable reads "PATH (deleted)", which matches
 		 * no configured path: whatever is at PATH now is not what runs.

@@ -38,7 +38,7 @@ chmod 0644 "$M"/*
 
 # start_scanner OPTION...: the scanner on $M, until it is ready
 start_scanner() {
-	"$SCANNER" -f -c /dev/null --source fanotify --fanotify-mount "$M" \
+	${SCANNER_WRAP:-} "$SCANNER" -f -c /dev/null --source fanotify --fanotify-mount "$M" \
 		--database "$W/db" --workers 2 --log-level debug "$@" >"$LOG" 2>&1 &
 	PID=$!
 	wait_log 60 "$LOG" 'notice: ready:'
@@ -125,6 +125,16 @@ exclude)
 	denied "root's /bin/cat opens EICAR" cat "$M/eicar.com"
 	# a set-uid-like process (real uid nobody, effective root) is scanned
 	denied "ruid nobody, euid root" setpriv --ruid=65534 cat "$M/eicar.com"
+	stop_scanner
+
+	# without CAP_SYS_PTRACE (the shipped unit) the exe of a process with
+	# more capabilities cannot be read: scanned, and a warning says why
+	SCANNER_WRAP="setpriv --bounding-set -sys_ptrace --inh-caps -sys_ptrace"
+	start_scanner --exclude-exe "$W/trusted-cat"
+	SCANNER_WRAP=
+	denied "an excluded executable the scanner cannot see" "$W/trusted-cat" "$M/eicar.com"
+	log_has "$LOG" "warning: exclude_exe: cannot read /proc/[0-9]*/exe" ||
+		{ cat "$LOG"; fail "no warning about the unreadable exe"; }
 	stop_scanner
 
 	# root excluded: root's opens pass, nobody's are scanned
