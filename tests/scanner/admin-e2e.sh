@@ -38,6 +38,9 @@ chmod 0644 "$M"/*
 
 # start_scanner OPTION...: the scanner on $M, until it is ready
 start_scanner() {
+	# emptied here, not only by the child's redirection: else the last
+	# scanner's "ready" could be read before the new one truncates it
+	: >"$LOG"
 	${SCANNER_WRAP:-} "$SCANNER" -f -c /dev/null --source fanotify --fanotify-mount "$M" \
 		--database "$W/db" --workers 2 --log-level debug "$@" >"$LOG" 2>&1 &
 	PID=$!
