@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "clamdconf.h"
 #include "config.h"
 #include "log.h"
 
@@ -50,8 +52,10 @@ void config_init(struct config *cfg)
 	cfg->alert_exceeds_max = 1;
 	cfg->alert_encrypted = 1;
 	cfg->on_error = VERDICT_ALLOW;
+	cfg->prevention = 1;
+	cfg->virus_event_max = 4;
 	cfg->log_level = LOG_LVL_INFO;
-	cfg->timeout_ms = 30000;
+	cfg->timeout_ms = CONFIG_DEFAULT_TIMEOUT_MS;
 	cfg->timeout_action = VERDICT_ALLOW;
 	cfg->track = 1;
 	/* A restart (RestartSec=2s) plus loading the signatures, and margin. */
@@ -85,6 +89,9 @@ void config_free(struct config *cfg)
 	list_free(&cfg->tcp_servers);
 	list_free(&cfg->include);
 	list_free(&cfg->exclude);
+	list_free(&cfg->exclude_exes);
+	list_free(&cfg->virus_event);
+	free(cfg->exclude_uids.v);
 	memset(cfg, 0, sizeof(*cfg));
 }
 
@@ -202,6 +209,33 @@ static void list_add(struct str_list *l, const char *s)
 	l->items[l->n++] = xstrdup(s);
 }
 
+static void uid_add(struct uid_list *l, uid_t uid)
+{
+	uid_t *v = realloc(l->v, (l->n + 1) * sizeof(*v));
+
+	if (!v) {
+		perror("dazuko-clamscan: realloc");
+		exit(1);
+	}
+	l->v = v;
+	l->v[l->n++] = uid;
+}
+
+/* A user name's uid, from the passwd database (NSS) when the config is read. */
+static int lookup_user(const char *name, uid_t *uid, char *why, size_t whylen)
+{
+	struct passwd pw, *res = NULL;
+	char buf[4096];
+	int rc = getpwnam_r(name, &pw, buf, sizeof(buf), &res);
+
+	if (res) {
+		*uid = pw.pw_uid;
+		return 0;
+	}
+	snprintf(why, whylen, "%s", rc ? strerror(rc) : "no such user");
+	return -1;
+}
+
 static int parse_verdict(const char *s, enum verdict *out)
 {
 	if (!strcmp(s, "allow"))
@@ -282,7 +316,7 @@ static int add_prefix(struct str_list *l, const char *key, const char *s,
 			free(p);
 			p = xstrdup(resolved);
 		}
-	} else if (errno == ENOENT && !strcmp(key, "include")) {
+	} else if (errno == ENOENT && strcmp(key, "exclude")) {
 		log_warning("%s: %s: '%s' does not exist here, so it matches nothing",
 			    set_where, key, p);
 	} else if (errno != ENOENT) {
@@ -360,12 +394,61 @@ int config_set(struct config *cfg, const char *key_in, const char *value,
 	} else if (!strcmp(key, "on_error")) {
 		if (parse_verdict(value, &cfg->on_error))
 			FAIL("on_error: '%s' is not allow or deny", value);
+	} else if (!strcmp(key, "prevention")) {
+		if (config_parse_bool(value, &cfg->prevention))
+			FAIL("prevention: '%s' is not yes (deny) or no (report only)", value);
 	} else if (!strcmp(key, "include")) {
 		if (add_prefix(&cfg->include, key, value, err, errlen))
 			return -1;
 	} else if (!strcmp(key, "exclude")) {
 		if (add_prefix(&cfg->exclude, key, value, err, errlen))
 			return -1;
+	} else if (!strcmp(key, "exclude_uid")) {
+		if (config_parse_uint(value, (uid_t)-2, &u))
+			FAIL("exclude_uid: '%s' is not a uid (a number from 0 to %u)", value,
+			     (unsigned int)(uid_t)-2);
+		uid_add(&cfg->exclude_uids, (uid_t)u);
+	} else if (!strcmp(key, "exclude_user")) {
+		char why[256];
+		uid_t uid;
+
+		if (lookup_user(value, &uid, why, sizeof(why)))
+			FAIL("exclude_user: '%s': %s", value, why);
+		uid_add(&cfg->exclude_uids, uid);
+	} else if (!strcmp(key, "exclude_root")) {
+		if (config_parse_bool(value, &cfg->exclude_root))
+			FAIL("exclude_root: '%s' is not yes or no", value);
+	} else if (!strcmp(key, "exclude_exe")) {
+		if (add_prefix(&cfg->exclude_exes, key, value, err, errlen))
+			return -1;
+	} else if (!strcmp(key, "virus_event")) {
+		char *copy = xstrdup(value), *save = NULL;
+
+		/* fixed words: no quoting, no expansion, nothing for a shell */
+		list_free(&cfg->virus_event);
+		for (char *w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save))
+			list_add(&cfg->virus_event, w);
+		free(copy);
+		if (!cfg->virus_event.n)
+			FAIL("virus_event: a program's absolute path is missing");
+		if (cfg->virus_event.items[0][0] != '/' ||
+		    access(cfg->virus_event.items[0], X_OK)) {
+			snprintf(err, errlen, "virus_event: '%s' is not an absolute path to an executable%s%s",
+				 cfg->virus_event.items[0],
+				 cfg->virus_event.items[0][0] == '/' ? ": " : "",
+				 cfg->virus_event.items[0][0] == '/' ? strerror(errno) : "");
+			list_free(&cfg->virus_event);
+			return -1;
+		}
+		/* execve's argv ends with a NULL after the n words */
+		list_add(&cfg->virus_event, "");
+		cfg->virus_event.n--;
+		free(cfg->virus_event.items[cfg->virus_event.n]);
+		cfg->virus_event.items[cfg->virus_event.n] = NULL;
+	} else if (!strcmp(key, "virus_event_max")) {
+		if (config_parse_uint(value, 64, &u) || !u)
+			FAIL("virus_event_max: '%s' is not a number from 1 to 64", value);
+		cfg->virus_event_max = (unsigned int)u;
 	} else if (!strcmp(key, "log_level")) {
 		int l = log_level_parse(value);
 
@@ -469,6 +552,19 @@ static char *trim(char *s)
 	return s;
 }
 
+/*
+ * --check-config: a problem is printed and counted, and reading goes on,
+ * so that one run lists them all.  1 if so (go on), 0 to stop at this one.
+ */
+static int check_problem(struct config *cfg, const char *msg)
+{
+	if (!cfg->check_only)
+		return 0;
+	fprintf(stderr, "dazuko-clamscan: %s\n", msg);
+	cfg->problems++;
+	return 1;
+}
+
 int config_load_file(struct config *cfg, const char *path, int must_exist,
 		     char *err, size_t errlen)
 {
@@ -493,6 +589,10 @@ int config_load_file(struct config *cfg, const char *path, int must_exist,
 		if ((size_t)len != strlen(line)) {
 			snprintf(err, errlen, "%s:%u: a NUL byte in the line", path, lineno);
 			rc = -1;
+			if (check_problem(cfg, err)) {
+				rc = 0;
+				continue;
+			}
 			break;
 		}
 		/*
@@ -513,6 +613,10 @@ int config_load_file(struct config *cfg, const char *path, int must_exist,
 			snprintf(err, errlen, "%s:%u: expected 'key = value', got '%s'",
 				 path, lineno, s);
 			rc = -1;
+			if (check_problem(cfg, err)) {
+				rc = 0;
+				continue;
+			}
 			break;
 		}
 		*eq = 0;
@@ -522,6 +626,10 @@ int config_load_file(struct config *cfg, const char *path, int must_exist,
 			snprintf(err, errlen, "%s:%u: %s", path, lineno,
 				 !*key ? "a key is missing before '='" : "a value is missing after '='");
 			rc = -1;
+			if (check_problem(cfg, err)) {
+				rc = 0;
+				continue;
+			}
 			break;
 		}
 		snprintf(where, sizeof(where), "%s:%u", path, lineno);
@@ -530,9 +638,13 @@ int config_load_file(struct config *cfg, const char *path, int must_exist,
 		set_where = "command line";
 		if (rc) {
 			snprintf(err, errlen, "%s:%u: %s", path, lineno, why);
+			if (check_problem(cfg, err))
+				continue;
 			break;
 		}
 	}
+	if (cfg->check_only)
+		rc = 0;
 	if (!rc && ferror(f)) {
 		snprintf(err, errlen, "%s:%u: read error", path, lineno + 1);
 		rc = -1;
@@ -560,8 +672,20 @@ void config_usage(FILE *out, const char *prog)
 "      --alert-exceeds-max yes|no  deny files past a limit (default yes)\n"
 "      --alert-encrypted yes|no    deny encrypted archives, documents (default yes)\n"
 "      --on-error allow|deny  verdict when a scan fails (default allow)\n"
+"      --prevention yes|no    no: report only, log and count detections but\n"
+"                             allow the open (default yes)\n"
 "      --include PREFIX       scan only under these path prefixes (repeatable)\n"
 "      --exclude PREFIX       never scan under these path prefixes (repeatable)\n"
+"      --exclude-uid UID      opens by processes of this uid are not scanned\n"
+"                             (repeatable)\n"
+"      --exclude-user NAME    the same, by user name (repeatable)\n"
+"      --exclude-root yes|no  opens by root's processes are not scanned\n"
+"                             (default no)\n"
+"      --exclude-exe PATH     opens by processes running this executable\n"
+"                             are not scanned (repeatable)\n"
+"      --virus-event 'PROG [ARG]...'  run on each detection (no shell), with\n"
+"                             CLAM_VIRUSEVENT_FILENAME, _VIRUSNAME set\n"
+"      --virus-event-max N    virus_event commands at once (default 4)\n"
 "      --log-level LEVEL      error, warning, notice, info (default), debug\n"
 "      --timeout-ms MS        group verdict timeout, 0 waits for ever (default 30000)\n"
 "      --timeout-action allow|deny  verdict of a timed-out event (default allow)\n"
@@ -583,7 +707,13 @@ void config_usage(FILE *out, const char *prog)
 "                             timeout-ms)\n"
 "      --clamd-retry-ms MS    a failed clamd is retried after (default 10000)\n"
 "  -f, --foreground           do not detach (always so under systemd)\n"
+"      --check-config         read the config file and the options, load\n"
+"                             nothing, print every problem; exit 0 if none\n"
+"      --import-clamd-conf FILE  print a clamd.conf's on-access, engine and\n"
+"                             logging options as settings of this scanner;\n"
+"                             what cannot be mapped, line by line, on stderr\n"
 "  -h, --help                 this text\n"
+"  -V, --version              print the version and exit\n"
 "\n"
 "Options override the config file.  Signals: SIGHUP or SIGUSR2 reloads the\n"
 "signatures, SIGUSR1 logs the statistics, SIGTERM/SIGINT stop.\n"
@@ -603,8 +733,15 @@ static const struct option long_opts[] = {
 	{ "alert-exceeds-max", required_argument, NULL, 0 },
 	{ "alert-encrypted", required_argument, NULL, 0 },
 	{ "on-error", required_argument, NULL, 0 },
+	{ "prevention", required_argument, NULL, 0 },
 	{ "include", required_argument, NULL, 0 },
 	{ "exclude", required_argument, NULL, 0 },
+	{ "exclude-uid", required_argument, NULL, 0 },
+	{ "exclude-user", required_argument, NULL, 0 },
+	{ "exclude-root", required_argument, NULL, 0 },
+	{ "exclude-exe", required_argument, NULL, 0 },
+	{ "virus-event", required_argument, NULL, 0 },
+	{ "virus-event-max", required_argument, NULL, 0 },
 	{ "log-level", required_argument, NULL, 0 },
 	{ "timeout-ms", required_argument, NULL, 0 },
 	{ "timeout-action", required_argument, NULL, 0 },
@@ -623,10 +760,13 @@ static const struct option long_opts[] = {
 	{ "clamd-retry-ms", required_argument, NULL, 0 },
 	{ "foreground", no_argument, NULL, 'f' },
 	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ "check-config", no_argument, NULL, 'C' },
+	{ "import-clamd-conf", required_argument, NULL, 'I' },
 	{ NULL, 0, NULL, 0 },
 };
 
-static const char short_opts[] = "+c:g:w:d:fh";
+static const char short_opts[] = "+c:g:w:d:fhV";
 
 /*
  * A scan that runs into max_scan_time must still answer before the kernel
@@ -697,6 +837,15 @@ int config_from_args(struct config *cfg, int argc, char **argv, char *err,
 		} else if (c == 'h') {
 			config_usage(stdout, argv[0]);
 			return 1;
+		} else if (c == 'V') {
+			printf("dazuko-clamscan %s\n", DAZUKOFS_VERSION);
+			return 1;
+		} else if (c == 'C') {
+			cfg->check_only = 1;
+		} else if (c == 'I') {
+			if (clamdconf_import(optarg, stdout, stderr))
+				FAIL("--import-clamd-conf %s: nothing imported", optarg);
+			return 1;
 		} else if (c == '?') {
 			if (optopt)
 				FAIL("bad option '-%c' or its argument is missing (see --help)", optopt);
@@ -707,7 +856,8 @@ int config_from_args(struct config *cfg, int argc, char **argv, char *err,
 	if (optind < argc)
 		FAIL("unexpected argument '%s' (see --help)", argv[optind]);
 	set_str(&cfg->config_path, path);
-	if (config_load_file(cfg, path, explicit, err, errlen))
+	if (config_load_file(cfg, path, explicit, err, errlen) &&
+	    !check_problem(cfg, err))
 		return -1;
 
 	optind = 1;
@@ -715,7 +865,7 @@ int config_from_args(struct config *cfg, int argc, char **argv, char *err,
 		const char *key;
 
 		switch (c) {
-		case 'c': case 'h': continue;
+		case 'c': case 'h': case 'V': case 'C': case 'I': continue;
 		case 'f': cfg->foreground = 1; continue;
 		case 'g': key = "group"; break;
 		case 'w': key = "workers"; break;
@@ -723,12 +873,22 @@ int config_from_args(struct config *cfg, int argc, char **argv, char *err,
 		case 0: key = long_opts[idx].name; break;
 		default: FAIL("bad option (see --help)");
 		}
-		if (config_set(cfg, key, optarg, why, sizeof(why)))
-			FAIL("command line: %s", why);
+		if (config_set(cfg, key, optarg, why, sizeof(why))) {
+			snprintf(err, errlen, "command line: %s", why);
+			if (!check_problem(cfg, err))
+				return -1;
+		}
 	}
-	if (cfg->source == SOURCE_FANOTIFY && !cfg->fanotify_mount)
-		FAIL("source fanotify needs fanotify_mount (--fanotify-mount PATH)");
-	if (check_backend(cfg, err, errlen))
+	if (cfg->source == SOURCE_FANOTIFY && !cfg->fanotify_mount) {
+		snprintf(err, errlen, "source fanotify needs fanotify_mount (--fanotify-mount PATH)");
+		if (!check_problem(cfg, err))
+			return -1;
+	}
+	if (check_backend(cfg, err, errlen) && !check_problem(cfg, err))
 		return -1;
-	return check_scan_time(cfg, err, errlen);
+	if (check_scan_time(cfg, err, errlen) && !check_problem(cfg, err))
+		return -1;
+	if (cfg->problems)
+		FAIL("%s: %u problem(s), listed above", cfg->config_path, cfg->problems);
+	return 0;
 }

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 /* The build's sysconfdir (CMake: /etc for prefix /usr, PREFIX/etc else). */
 #ifndef DAZUKOFS_SYSCONFDIR
@@ -19,7 +20,12 @@
 #define CONFIG_DEFAULT_PATH DAZUKOFS_SYSCONFDIR "/dazukofs/clamscan.conf"
 #define CONFIG_DEFAULT_DATABASE "/var/lib/clamav"
 #define CONFIG_DEFAULT_GROUP "clamscan"
+#define CONFIG_DEFAULT_TIMEOUT_MS 30000U
 #define CONFIG_ERR_MAX 512
+/* The project's VERSION file (CMake) */
+#ifndef DAZUKOFS_VERSION
+#define DAZUKOFS_VERSION "unknown"
+#endif
 
 enum source_kind { SOURCE_DAZUKOFS, SOURCE_FANOTIFY };
 /* Who scans: libclamav in this process, or clamd servers (backend.h). */
@@ -28,6 +34,11 @@ enum verdict { VERDICT_ALLOW = 0, VERDICT_DENY = 1 };
 
 struct str_list {
 	char **items;
+	size_t n;
+};
+
+struct uid_list {
+	uid_t *v;
 	size_t n;
 };
 
@@ -56,7 +67,28 @@ struct config {
 	int alert_exceeds_max;
 	int alert_encrypted;
 	enum verdict on_error;
+	/*
+	 * 0: report only (clamd's OnAccessPrevention = no, fapolicyd's
+	 * permissive mode): what would be denied is logged, counted as
+	 * reported, and allowed.
+	 */
+	int prevention;
 	struct str_list include, exclude;
+	/*
+	 * Processes whose opens are not scanned (opener.h): by uid (clamd's
+	 * OnAccessExcludeUID, and OnAccessExcludeUname resolved when read),
+	 * root (OnAccessExcludeRootUID), by executable's canonical path.
+	 */
+	struct uid_list exclude_uids;
+	int exclude_root;
+	struct str_list exclude_exes;
+	/*
+	 * Run on a detection (virusevent.h): the program's absolute path
+	 * and fixed arguments, split on blanks, never given to a shell; the
+	 * detection is in the environment.  n 0: none.
+	 */
+	struct str_list virus_event;
+	unsigned int virus_event_max;	/* commands running at once */
 	int log_level;			/* enum log_level */
 	unsigned int timeout_ms;
 	enum verdict timeout_action;
@@ -65,6 +97,9 @@ struct config {
 	enum source_kind source;
 	char *fanotify_mount;
 	int foreground;
+	/* --check-config: report every problem, load nothing */
+	int check_only;
+	unsigned int problems;		/* found so far (check_only) */
 	size_t cache_size;		/* entries; 0: no cache */
 	int clamav_cache;		/* libclamav's own clean-file cache */
 	unsigned int status_interval_ms;
@@ -96,8 +131,10 @@ int config_load_file(struct config *cfg, const char *path, int must_exist,
 
 /*
  * The whole: defaults, the file (--config or the default; the default may
- * be missing), then the command line on top.  Returns 0, 1 for --help
- * (usage printed), -1 with a message in err.
+ * be missing), then the command line on top.  Returns 0, 1 for --help,
+ * --version or --import-clamd-conf (done, printed), -1 with a message in err.  With --check-config
+ * (cfg->check_only), every problem is printed on stderr as it is found
+ * and reading goes on; -1 at the end if there was any.
  */
 int config_from_args(struct config *cfg, int argc, char **argv, char *err,
 		     size_t errlen);

@@ -75,11 +75,20 @@ static void log_stats(struct app *app)
 {
 	struct cache_stats cs;
 	char line[STATS_LINE_MAX];
+	char ve[96] = "";
 
 	current_stats(app, line, &cs);
-	log_notice("statistics: %s cache_entries=%llu cache_lookups_hit=%llu cache_lookups_missed=%llu cache_evictions=%llu",
+	/* on the one statistics line: scripts read its last occurrence */
+	if (app->sc.virusevent) {
+		uint64_t run, dropped;
+
+		virusevent_counts(app->sc.virusevent, &run, &dropped);
+		snprintf(ve, sizeof(ve), " virus_event_run=%" PRIu64 " virus_event_dropped=%" PRIu64,
+			 run, dropped);
+	}
+	log_notice("statistics: %s cache_entries=%llu cache_lookups_hit=%llu cache_lookups_missed=%llu cache_evictions=%llu%s",
 		   line, (unsigned long long)cs.entries, (unsigned long long)cs.hits,
-		   (unsigned long long)cs.misses, (unsigned long long)cs.evictions);
+		   (unsigned long long)cs.misses, (unsigned long long)cs.evictions, ve);
 	if (app->sc.backend.ops->log_stats)
 		app->sc.backend.ops->log_stats(&app->sc.backend);
 }
@@ -330,6 +339,12 @@ int main(int argc, char **argv)
 		config_free(&app.cfg);
 		return rc < 0 ? 1 : 0;
 	}
+	if (app.cfg.check_only) {
+		/* nothing loaded, nothing started: the settings only */
+		printf("%s: OK\n", app.cfg.config_path);
+		config_free(&app.cfg);
+		return 0;
+	}
 	log_init(app.cfg.log_level, -1);
 	if (!app.cfg.foreground && !getenv("NOTIFY_SOCKET") && daemon(0, 1)) {
 		log_error("daemon: %s", strerror(errno));
@@ -406,6 +421,16 @@ int main(int argc, char **argv)
 		 app.cfg.limits.max_scan_time_ms, app.cfg.alert_exceeds_max ? "yes" : "no",
 		 app.cfg.alert_encrypted ? "yes" : "no");
 
+	if (app.cfg.virus_event.n) {
+		app.sc.virusevent = virusevent_start(&app.cfg, err, sizeof(err));
+		if (!app.sc.virusevent) {
+			log_error("%s", err);
+			goto out_source;
+		}
+		log_info("virus_event: %s, at most %u at once",
+			 app.cfg.virus_event.items[0], app.cfg.virus_event_max);
+	}
+
 	if (app.source.ops->start(&app.source, err, sizeof(err))) {
 		log_error("%s", err);
 		goto out_source;
@@ -439,6 +464,8 @@ out_workers:
 out_source:
 	if (source_open)
 		app.source.ops->close(&app.source);
+	/* after the workers: nothing queues any more */
+	virusevent_stop(app.sc.virusevent);
 out_cache:
 	cache_destroy(&app.sc.cache);
 out:

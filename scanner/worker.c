@@ -16,6 +16,7 @@
 
 #include "filter.h"
 #include "log.h"
+#include "opener.h"
 #include "stable.h"
 #include "worker.h"
 
@@ -94,18 +95,53 @@ static int path_names_file(const char *p, const struct stat *st)
 	return !stat(p, &pst) && pst.st_dev == st->st_dev && pst.st_ino == st->st_ino;
 }
 
-static const char *verdict_name(enum verdict v)
+/* on_error's verdict as applied: report only turns a deny into an allow. */
+static const char *error_verdict_name(const struct config *cfg)
 {
-	return v == VERDICT_DENY ? "deny" : "allow";
+	if (cfg->on_error != VERDICT_DENY)
+		return "allow";
+	return cfg->prevention ? "deny" : "allow (report only)";
+}
+
+/* A detection: logged, and virus_event's command queued. */
+static void detected(struct scanner *sc, struct event_path *path, pid_t pid,
+		     const char *sig, const char *action, const char *server)
+{
+	char comm[64];
+
+	read_comm(pid, comm, sizeof(comm));
+	log_detection(event_path_name(path), pid, comm, sig, action, server);
+	if (sc->virusevent)
+		virusevent_queue(sc->virusevent, event_path_name(path), sig, pid, action);
+}
+
+/*
+ * A deny, counted; or, with prevention = no (report only), an allow
+ * counted as reported.  *action is for the log: a detection's line says
+ * what happened to the open.  Nothing here touches the verdict cache: a
+ * reported file is no more clean than a denied one.
+ */
+static enum verdict deny(struct scanner *sc, const char **action)
+{
+	if (sc->cfg->prevention) {
+		atomic_fetch_add(&sc->stats.denied, 1);
+		*action = "denied";
+		return VERDICT_DENY;
+	}
+	atomic_fetch_add(&sc->stats.reported, 1);
+	*action = "allowed-report-only";
+	return VERDICT_ALLOW;
 }
 
 /* on_error's verdict, counted. */
 static enum verdict error_verdict(struct scanner *sc)
 {
+	const char *action;
+
 	atomic_fetch_add(&sc->stats.errors, 1);
 	if (sc->cfg->on_error == VERDICT_DENY)
-		atomic_fetch_add(&sc->stats.denied, 1);
-	return sc->cfg->on_error;
+		return deny(sc, &action);
+	return VERDICT_ALLOW;
 }
 
 /*
@@ -119,14 +155,14 @@ static enum verdict partial_verdict(struct scanner *sc, enum scan_result res,
 {
 	int encrypted = res == SCAN_ENCRYPTED;
 	int alert = encrypted ? sc->cfg->alert_encrypted : sc->cfg->alert_exceeds_max;
-	char comm[64];
+	const char *action;
+	enum verdict v;
 
 	atomic_fetch_add(encrypted ? &sc->stats.encrypted : &sc->stats.exceeds_max, 1);
 	if (alert) {
-		atomic_fetch_add(&sc->stats.denied, 1);
-		read_comm(pid, comm, sizeof(comm));
-		log_detection(event_path_name(path), pid, comm, what, "denied", server);
-		return VERDICT_DENY;
+		v = deny(sc, &action);
+		detected(sc, path, pid, what, action, server);
+		return v;
 	}
 	log_notice("%s: not fully scanned (%s%s%s); allowed by %s = no",
 		   event_path_name(path), what, server ? " by clamd " : "",
@@ -140,7 +176,6 @@ enum verdict scanner_decide(struct scanner *sc, int fd, struct event_path *path,
 {
 	const struct config *cfg = sc->cfg;
 	struct scan_answer ans = { .sig = "", .server = NULL };
-	char comm[64];
 	struct timespec clock_before;
 	struct cache_key key;
 	enum scan_result res;
@@ -152,7 +187,7 @@ enum verdict scanner_decide(struct scanner *sc, int fd, struct event_path *path,
 	stable_clock(&clock_before);
 	if (fstat(fd, &st)) {
 		log_warning("%s: fstat: %s; verdict %s", event_path_name(path),
-			    strerror(errno), verdict_name(cfg->on_error));
+			    strerror(errno), error_verdict_name(cfg));
 		return error_verdict(sc);
 	}
 	if (cfg->include.n || cfg->exclude.n) {
@@ -171,6 +206,21 @@ enum verdict scanner_decide(struct scanner *sc, int fd, struct event_path *path,
 	}
 	if (!S_ISREG(st.st_mode))
 		return VERDICT_ALLOW;
+	/*
+	 * Before the cache and the scan, and never into the cache: the
+	 * exclusion is this process's, the file is no cleaner for it.
+	 */
+	if (opener_exclusions(cfg)) {
+		char why[PATH_MAX + 16];
+
+		if (opener_excluded(cfg, pid, why, sizeof(why))) {
+			atomic_fetch_add(&sc->stats.skipped_excluded, 1);
+			if (log_enabled(LOG_LVL_DEBUG))
+				log_debug("%s: not scanned (opened by pid %d, excluded by %s)",
+					  event_path_name(path), (int)pid, why);
+			return VERDICT_ALLOW;
+		}
+	}
 	/* what libclamav would report, without handing it the whole file */
 	if (cfg->limits.max_file_size &&
 	    (uint64_t)st.st_size > cfg->limits.max_file_size) {
@@ -211,20 +261,22 @@ enum verdict scanner_decide(struct scanner *sc, int fd, struct event_path *path,
 		log_debug("%s: clean%s%s", event_path_name(path),
 			  ans.server ? " by clamd " : "", ans.server ? ans.server : "");
 		return VERDICT_ALLOW;
-	case SCAN_INFECTED:
+	case SCAN_INFECTED: {
+		const char *action;
+		enum verdict v;
+
 		atomic_fetch_add(&sc->stats.infected, 1);
-		atomic_fetch_add(&sc->stats.denied, 1);
-		read_comm(pid, comm, sizeof(comm));
-		log_detection(event_path_name(path), pid, comm, ans.sig, "denied",
-			      ans.server);
-		return VERDICT_DENY;
+		v = deny(sc, &action);
+		detected(sc, path, pid, ans.sig, action, ans.server);
+		return v;
+	}
 	case SCAN_EXCEEDS_MAX:
 	case SCAN_ENCRYPTED:
 		return partial_verdict(sc, res, ans.sig, ans.server, path, pid);
 	case SCAN_ERROR:
 	default:
 		log_warning("%s: scan error: %s; verdict %s", event_path_name(path),
-			    ans.sig, verdict_name(cfg->on_error));
+			    ans.sig, error_verdict_name(cfg));
 		return error_verdict(sc);
 	}
 }

@@ -14,6 +14,7 @@
 #include "engine.h"
 #include "source.h"
 #include "stats.h"
+#include "virusevent.h"
 
 struct scanner {
 	const struct config *cfg;
@@ -22,6 +23,7 @@ struct scanner {
 	struct backend backend;		/* who scans */
 	struct cache cache;
 	struct stats stats;
+	struct virusevent *virusevent;	/* NULL: no virus_event command */
 	int stop_fd;			/* eventfd: readable once stopping */
 	int failed_fd;			/* eventfd: a worker gave up */
 };

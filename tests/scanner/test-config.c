@@ -112,6 +112,43 @@ static void test_good_file(void **state)
 }
 
 /* Each bad file: rc -1, and the message has ":LINE:" and a hint. */
+/* The exclusions by process: uids, names resolved, root, executables. */
+static void test_exclusions(void **state)
+{
+	struct config cfg;
+	char err[CONFIG_ERR_MAX];
+
+	(void)state;
+	config_init(&cfg);
+	assert_int_equal(cfg.exclude_root, 0);
+	assert_int_equal(cfg.exclude_uids.n, 0);
+	assert_int_equal(cfg.prevention, 1);
+	assert_int_equal(load(&cfg, "exclude_uid = 1000\nexclude_user = nobody\n"
+			      "exclude_root = yes\nexclude_exe = /usr/bin/env\n"
+			      "exclude-uid = 0\nprevention = no\n", err, sizeof(err)), 0);
+	assert_int_equal(cfg.exclude_uids.n, 3);
+	assert_int_equal(cfg.exclude_uids.v[0], 1000);
+	assert_int_equal(cfg.exclude_uids.v[1], 65534);
+	assert_int_equal(cfg.exclude_uids.v[2], 0);
+	assert_int_equal(cfg.exclude_root, 1);
+	assert_int_equal(cfg.exclude_exes.n, 1);
+	assert_string_equal(cfg.exclude_exes.items[0], "/usr/bin/env");
+	assert_int_equal(cfg.prevention, 0);
+	config_free(&cfg);
+
+	/* virus_event: words, NULL-terminated for execve; a later one replaces */
+	config_init(&cfg);
+	assert_int_equal(cfg.virus_event_max, 4);
+	assert_int_equal(load(&cfg, "virus_event = /bin/true a\n"
+			      "virus_event = /bin/echo  one\ttwo $(x)\n", err, sizeof(err)), 0);
+	assert_int_equal(cfg.virus_event.n, 4);
+	assert_string_equal(cfg.virus_event.items[0], "/bin/echo");
+	assert_string_equal(cfg.virus_event.items[2], "two");
+	assert_string_equal(cfg.virus_event.items[3], "$(x)");
+	assert_null(cfg.virus_event.items[4]);
+	config_free(&cfg);
+}
+
 static void test_bad_lines(void **state)
 {
 	static const struct {
@@ -134,6 +171,16 @@ static void test_bad_lines(void **state)
 		{ "grace_ms = 600001\n", ":1:", "grace_ms: '600001' is not a number from 0 to 600000" },
 		{ "grace_ms = -1\n", ":1:", "grace_ms" },
 		{ "include = relative/path\n", ":1:", "absolute" },
+		{ "prevention = maybe\n", ":1:", "prevention: 'maybe' is not yes (deny) or no" },
+		{ "exclude_uid = bob\n", ":1:", "exclude_uid: 'bob' is not a uid" },
+		{ "exclude_uid = 4294967295\n", ":1:", "exclude_uid" },
+		{ "exclude_user = no-such-user-4f2a\n", ":1:", "exclude_user: 'no-such-user-4f2a': no such user" },
+		{ "exclude_root = sometimes\n", ":1:", "exclude_root" },
+		{ "exclude_exe = bin/cat\n", ":1:", "absolute" },
+		{ "virus_event = notify-admin\n", ":1:", "virus_event: 'notify-admin' is not an absolute path" },
+		{ "virus_event = /nonexistent/x --a\n", ":1:", "No such file" },
+		{ "virus_event_max = 0\n", ":1:", "virus_event_max: '0' is not a number from 1 to 64" },
+		{ "virus_event_max = 65\n", ":1:", "virus_event_max" },
 		{ "exclude = /a//b\n", ":1:", "canonical absolute" },
 		{ "include = /srv/./x\n", ":1:", "canonical" },
 		{ "include = /srv/../etc\n", ":1:", "canonical" },
@@ -577,6 +624,7 @@ int main(void)
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_good_file),
 		cmocka_unit_test(test_bad_lines),
+		cmocka_unit_test(test_exclusions),
 		cmocka_unit_test(test_trailing_comment),
 		cmocka_unit_test(test_prefix_symlink),
 		cmocka_unit_test(test_prefix_missing),

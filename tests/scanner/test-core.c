@@ -27,6 +27,7 @@
 #include "engine.h"
 #include "log.h"
 #include "stable.h"
+#include "opener.h"
 #include "worker.h"
 
 #define EICAR "X5O!P%@AP[4\\PZX54(P^)7CC)7}$EICAR-STANDARD-ANTIVIRUS-TEST-FILE!$H+H*"
@@ -129,6 +130,96 @@ static enum verdict decide(struct fixture *f, const char *path)
 	v = decide_fd(f, fd, path, getpid());
 	close(fd);
 	return v;
+}
+
+/*
+ * prevention = no (report only): an infected file and one past a limit
+ * are allowed, counted as reported (not denied), and never cached: each
+ * open scans again.
+ */
+static void test_report_only(void **state)
+{
+	struct fixture *f = *state;
+	char eicar[PATH_MAX];
+
+	f->cfg.prevention = 0;
+	/* (make_file's buffer is reused) */
+	snprintf(eicar, sizeof(eicar), "%s", settle(make_file("eicar-report", EICAR)));
+	assert_int_equal(decide(f, eicar), VERDICT_ALLOW);
+	assert_int_equal(decide(f, eicar), VERDICT_ALLOW);
+	assert_int_equal(atomic_load(&f->sc.stats.infected), 2);
+	assert_int_equal(atomic_load(&f->sc.stats.scanned), 2);
+	assert_int_equal(atomic_load(&f->sc.stats.cache_hits), 0);
+	assert_int_equal(atomic_load(&f->sc.stats.reported), 2);
+	assert_int_equal(atomic_load(&f->sc.stats.denied), 0);
+
+	f->cfg.limits.max_file_size = 4;
+	assert_int_equal(decide(f, make_file("big-report", "more than four\n")),
+			 VERDICT_ALLOW);
+	assert_int_equal(atomic_load(&f->sc.stats.reported), 3);
+
+	/* back on: the same file is denied, the cache did not learn it */
+	f->cfg.prevention = 1;
+	f->cfg.limits.max_file_size = 0;
+	assert_int_equal(decide(f, eicar), VERDICT_DENY);
+	assert_int_equal(atomic_load(&f->sc.stats.denied), 1);
+}
+
+/*
+ * Exclusions by process: this process's uid or executable lets its open
+ * of EICAR through unscanned, counted, and the file is not cached: with
+ * the exclusion gone it is denied.  A dead pid is never excluded.
+ */
+static void test_exclusions(void **state)
+{
+	struct fixture *f = *state;
+	char eicar[PATH_MAX], exe[PATH_MAX], why[PATH_MAX + 16];
+	char *e[1] = { exe };
+	uid_t uid = getuid();
+	ssize_t n;
+
+	snprintf(eicar, sizeof(eicar), "%s", settle(make_file("eicar-excl", EICAR)));
+	f->cfg.exclude_uids.v = &uid;
+	f->cfg.exclude_uids.n = 1;
+	assert_true(opener_exclusions(&f->cfg));
+	assert_int_equal(decide(f, eicar), VERDICT_ALLOW);
+	assert_int_equal(atomic_load(&f->sc.stats.skipped_excluded), 1);
+	assert_int_equal(atomic_load(&f->sc.stats.scanned), 0);
+	/* a pid that is no process is not excluded */
+	assert_int_equal(opener_excluded(&f->cfg, 0x3ffffff, why, sizeof(why)), 0);
+	f->cfg.exclude_uids.n = 0;
+	f->cfg.exclude_uids.v = NULL;
+	assert_int_equal(decide(f, eicar), VERDICT_DENY);
+
+	/* by executable: this test program's canonical path */
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	assert_true(n > 0);
+	exe[n] = 0;
+	f->cfg.exclude_exes.items = e;
+	f->cfg.exclude_exes.n = 1;
+	assert_int_equal(decide(f, eicar), VERDICT_ALLOW);
+	assert_int_equal(opener_excluded(&f->cfg, getpid(), why, sizeof(why)), 1);
+	assert_non_null(strstr(why, "exe /"));
+	assert_int_equal(atomic_load(&f->sc.stats.skipped_excluded), 2);
+	f->cfg.exclude_exes.n = 0;
+	f->cfg.exclude_exes.items = NULL;
+	assert_int_equal(decide(f, eicar), VERDICT_DENY);
+	assert_int_equal(atomic_load(&f->sc.stats.denied), 2);
+}
+
+static void test_parse_uids(void **state)
+{
+	uid_t r, e, fs;
+
+	(void)state;
+	assert_int_equal(opener_parse_uids("Name:\tx\nUid:\t1000\t0\t0\t1001\nGid:\t1\n",
+					   &r, &e, &fs), 0);
+	assert_int_equal(r, 1000);
+	assert_int_equal(e, 0);
+	assert_int_equal(fs, 1001);
+	assert_int_equal(opener_parse_uids("Name:\tx\nUid:\t1000\t0\n", &r, &e, &fs), -1);
+	assert_int_equal(opener_parse_uids("Name:\tx\n", &r, &e, &fs), -1);
+	assert_int_equal(opener_parse_uids("Name:\tx\nUid:\tx\t0\t0\t0\n", &r, &e, &fs), -1);
 }
 
 static void test_verdicts(void **state)
@@ -694,6 +785,9 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_too_big, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_limits_applied, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_scan_size, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_report_only, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_exclusions, setup, teardown),
+		cmocka_unit_test(test_parse_uids),
 		cmocka_unit_test_setup_teardown(test_filters, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_swap, setup, teardown),

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Exclusions by the opening process (clamd's OnAccessExcludeUID,
+ * OnAccessExcludeUname, OnAccessExcludeRootUID, and by executable): who
+ * the event's pid is, read from /proc at event time.
+ */
+#ifndef SCANNER_OPENER_H
+#define SCANNER_OPENER_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "config.h"
+
+/* Any exclusion by process configured (else no /proc lookup at all). */
+int opener_exclusions(const struct config *cfg);
+
+/*
+ * 1 if the process pid is excluded by cfg (why: "uid 1000", "exe
+ * /usr/bin/x"), 0 if not, or if it cannot be told (gone, /proc unreadable):
+ * a doubt is always scanned.
+ */
+int opener_excluded(const struct config *cfg, pid_t pid, char *why, size_t whylen);
+
+/*
+ * The Uid: line of /proc/PID/status ("Uid:\tR\tE\tS\tF"): real, effective
+ * and filesystem uids.  -1 if malformed.  For the tests.
+ */
+int opener_parse_uids(const char *status, uid_t *ruid, uid_t *euid, uid_t *fsuid);
+
+#endif

@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * virus_event (virusevent.h): a bounded queue filled by the workers and
+ * virus_event_max runner threads, each running one command at a time
+ * with posix_spawn() and waiting for it, so that the number of commands
+ * at once is bounded by the threads, and a worker only copies strings
+ * under a mutex.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "virusevent.h"
+
+#define VE_QUEUE_MAX 256
+#define VE_SIG_MAX 256
+
+struct ve_item {
+	char path[PATH_MAX + 1];
+	char sig[VE_SIG_MAX];
+	char action[32];
+	pid_t pid;
+};
+
+struct ve_runner {
+	struct virusevent *ve;
+	pthread_t thread;
+	pid_t child;		/* running command, 0: none (under children) */
+};
+
+struct virusevent {
+	const struct config *cfg;
+	/* the queue: held by a worker only to copy a detection in */
+	pthread_mutex_t lock;
+	pthread_cond_t more;
+	struct ve_item *queue;	/* ring of VE_QUEUE_MAX */
+	unsigned int head, count;
+	int stopping;		/* under lock and children both */
+	/* the runners' children: held around a spawn, never by a worker */
+	pthread_mutex_t children;
+	unsigned int nrunners;
+	struct ve_runner *runners;
+	atomic_uint_fast64_t run, dropped;
+};
+
+extern char **environ;
+
+/* "NAME=value" into buf; the value is passed as bytes, never interpreted. */
+static char *env_entry(char *buf, size_t size, const char *name, const char *value)
+{
+	snprintf(buf, size, "%s=%s", name, value);
+	return buf;
+}
+
+static void run_one(struct ve_runner *r, const struct ve_item *it)
+{
+	struct virusevent *ve = r->ve;
+	const struct str_list *argv_cfg = &ve->cfg->virus_event;
+	char e_file[PATH_MAX + 64], e_sig[VE_SIG_MAX + 64], e_pid[64], e_act[64];
+	char *envp[] = {
+		env_entry(e_file, sizeof(e_file), "CLAM_VIRUSEVENT_FILENAME", it->path),
+		env_entry(e_sig, sizeof(e_sig), "CLAM_VIRUSEVENT_VIRUSNAME", it->sig),
+		e_pid, e_act,
+		/* a fixed, short environment: nothing of the scanner's own */
+		"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+		NULL,
+	};
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	sigset_t none, deflt;
+	pid_t child;
+	int rc, status;
+
+	snprintf(e_pid, sizeof(e_pid), "DAZUKOFS_VIRUSEVENT_PID=%d", (int)it->pid);
+	env_entry(e_act, sizeof(e_act), "DAZUKOFS_VIRUSEVENT_ACTION", it->action);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawnattr_init(&attr);
+	/*
+	 * The scanner blocks its signals in every thread (signalfd); the
+	 * command must get a normal mask and default dispositions.  Its
+	 * stdin is /dev/null, stdout and stderr the scanner's (the journal);
+	 * no other fd of the scanner (an event's file, a socket) goes along.
+	 */
+	sigemptyset(&none);
+	sigfillset(&deflt);
+	posix_spawnattr_setsigmask(&attr, &none);
+	posix_spawnattr_setsigdefault(&attr, &deflt);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addclosefrom_np(&fa, 3);
+
+	/* a stop either sees this child (and kills it) or prevents it */
+	pthread_mutex_lock(&ve->children);
+	if (ve->stopping) {
+		pthread_mutex_unlock(&ve->children);
+		goto out;
+	}
+	rc = posix_spawn(&child, argv_cfg->items[0], &fa, &attr, argv_cfg->items, envp);
+	if (!rc)
+		r->child = child;
+	pthread_mutex_unlock(&ve->children);
+	if (rc) {
+		log_error("virus_event %s for %s: %s", argv_cfg->items[0], it->path,
+			  strerror(rc));
+		goto out;
+	}
+	atomic_fetch_add(&ve->run, 1);
+	while ((rc = waitpid(child, &status, 0)) < 0 && errno == EINTR)
+		;
+	pthread_mutex_lock(&ve->children);
+	r->child = 0;		/* reaped only now: until then the pid stays ours */
+	pthread_mutex_unlock(&ve->children);
+	if (rc < 0)
+		log_error("virus_event %s for %s (pid %d): waitpid: %s",
+			  argv_cfg->items[0], it->path, (int)child, strerror(errno));
+	else if (WIFEXITED(status) && !WEXITSTATUS(status))
+		log_info("virus_event %s for %s (pid %d): exited with status 0",
+			 argv_cfg->items[0], it->path, (int)child);
+	else if (WIFEXITED(status))
+		log_warning("virus_event %s for %s (pid %d): exited with status %d",
+			    argv_cfg->items[0], it->path, (int)child, WEXITSTATUS(status));
+	else
+		log_warning("virus_event %s for %s (pid %d): killed by signal %d",
+			    argv_cfg->items[0], it->path, (int)child,
+			    WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+out:
+	posix_spawnattr_destroy(&attr);
+	posix_spawn_file_actions_destroy(&fa);
+}
+
+static void *runner_main(void *arg)
+{
+	struct ve_runner *r = arg;
+	struct virusevent *ve = r->ve;
+	struct ve_item *it = malloc(sizeof(*it));
+
+	if (!it) {
+		log_error("virus_event: out of memory; this runner stops");
+		return NULL;
+	}
+	for (;;) {
+		pthread_mutex_lock(&ve->lock);
+		while (!ve->count && !ve->stopping)
+			pthread_cond_wait(&ve->more, &ve->lock);
+		if (ve->stopping) {
+			pthread_mutex_unlock(&ve->lock);
+			break;
+		}
+		*it = ve->queue[ve->head];
+		ve->head = (ve->head + 1) % VE_QUEUE_MAX;
+		ve->count--;
+		pthread_mutex_unlock(&ve->lock);
+		run_one(r, it);
+	}
+	free(it);
+	return NULL;
+}
+
+struct virusevent *virusevent_start(const struct config *cfg, char *err,
+				    size_t errlen)
+{
+	struct virusevent *ve = calloc(1, sizeof(*ve));
+	int rc;
+
+	if (!ve || !(ve->queue = calloc(VE_QUEUE_MAX, sizeof(*ve->queue))) ||
+	    !(ve->runners = calloc(cfg->virus_event_max, sizeof(*ve->runners)))) {
+		snprintf(err, errlen, "virus_event: out of memory");
+		if (ve)
+			free(ve->queue);
+		free(ve);
+		return NULL;
+	}
+	ve->cfg = cfg;
+	pthread_mutex_init(&ve->lock, NULL);
+	pthread_mutex_init(&ve->children, NULL);
+	pthread_cond_init(&ve->more, NULL);
+	atomic_init(&ve->run, 0);
+	atomic_init(&ve->dropped, 0);
+	for (unsigned int i = 0; i < cfg->virus_event_max; i++) {
+		ve->runners[i].ve = ve;
+		rc = pthread_create(&ve->runners[i].thread, NULL, runner_main,
+				    &ve->runners[i]);
+		if (rc) {
+			snprintf(err, errlen, "virus_event: pthread_create: %s", strerror(rc));
+			virusevent_stop(ve);
+			return NULL;
+		}
+		ve->nrunners++;
+	}
+	return ve;
+}
+
+void virusevent_queue(struct virusevent *ve, const char *path,
+		      const char *signature, pid_t pid, const char *action)
+{
+	struct ve_item *it;
+
+	pthread_mutex_lock(&ve->lock);
+	if (ve->count == VE_QUEUE_MAX || ve->stopping) {
+		pthread_mutex_unlock(&ve->lock);
+		atomic_fetch_add(&ve->dropped, 1);
+		log_warning("virus_event: %u detections waiting already; not run for %s",
+			    VE_QUEUE_MAX, path);
+		return;
+	}
+	it = &ve->queue[(ve->head + ve->count) % VE_QUEUE_MAX];
+	snprintf(it->path, sizeof(it->path), "%s", path);
+	snprintf(it->sig, sizeof(it->sig), "%s", signature);
+	snprintf(it->action, sizeof(it->action), "%s", action);
+	it->pid = pid;
+	ve->count++;
+	pthread_cond_signal(&ve->more);
+	pthread_mutex_unlock(&ve->lock);
+}
+
+void virusevent_counts(struct virusevent *ve, uint64_t *run, uint64_t *dropped)
+{
+	*run = ve ? atomic_load(&ve->run) : 0;
+	*dropped = ve ? atomic_load(&ve->dropped) : 0;
+}
+
+void virusevent_stop(struct virusevent *ve)
+{
+	if (!ve)
+		return;
+	pthread_mutex_lock(&ve->children);
+	pthread_mutex_lock(&ve->lock);
+	ve->stopping = 1;
+	if (ve->count)
+		log_warning("virus_event: stopping; %u queued detection(s) not run",
+			    ve->count);
+	pthread_cond_broadcast(&ve->more);
+	pthread_mutex_unlock(&ve->lock);
+	for (unsigned int i = 0; i < ve->nrunners; i++)
+		if (ve->runners[i].child)
+			kill(ve->runners[i].child, SIGTERM);
+	pthread_mutex_unlock(&ve->children);
+	for (unsigned int i = 0; i < ve->nrunners; i++)
+		pthread_join(ve->runners[i].thread, NULL);
+	pthread_cond_destroy(&ve->more);
+	pthread_mutex_destroy(&ve->lock);
+	pthread_mutex_destroy(&ve->children);
+	free(ve->runners);
+	free(ve->queue);
+	free(ve);
+}

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * virus_event: a command run on each detection, like clamd's VirusEvent,
+ * but executed directly (execve, no shell), with the file's path, the
+ * signature and the opener's pid in its environment:
+ * CLAM_VIRUSEVENT_FILENAME, CLAM_VIRUSEVENT_VIRUSNAME (clamd's names),
+ * DAZUKOFS_VIRUSEVENT_PID and DAZUKOFS_VIRUSEVENT_ACTION.  A worker only
+ * queues the detection: the verdict never waits for the command.
+ */
+#ifndef SCANNER_VIRUSEVENT_H
+#define SCANNER_VIRUSEVENT_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "config.h"
+
+struct virusevent;
+
+/*
+ * Start cfg->virus_event_max runner threads: that many commands run at
+ * once, at most.  NULL with a message in err.
+ */
+struct virusevent *virusevent_start(const struct config *cfg, char *err,
+				    size_t errlen);
+/*
+ * Queue one detection (copied).  Never blocks on a command: when the
+ * queue is full the detection's command is not run, and that is logged
+ * and counted.
+ */
+void virusevent_queue(struct virusevent *ve, const char *path,
+		      const char *signature, pid_t pid, const char *action);
+/* Commands run, and detections whose command was dropped (queue full). */
+void virusevent_counts(struct virusevent *ve, uint64_t *run, uint64_t *dropped);
+/*
+ * Stop: queued detections are dropped (logged), running commands get
+ * SIGTERM and are waited for, the threads joined.  NULL is fine.
+ */
+void virusevent_stop(struct virusevent *ve);
+
+#endif
