@@ -276,6 +276,12 @@ int dazukofs_check_access(const struct path *lower_path)
 	return err;
 }
 
+/* Lock-free: has a reader of @group something to take, or to fail with? */
+static bool dazukofs_may_take(struct dazukofs_group *group)
+{
+	return !list_empty_careful(&group->queue) || READ_ONCE(group->dead);
+}
+
 /**
  * dazukofs_take_event() - hand the oldest waiting event to a worker
  * @reader: the worker
@@ -292,6 +298,7 @@ struct dazukofs_gevent *dazukofs_take_event(struct dazukofs_reader *reader,
 {
 	struct dazukofs_group *group = reader->group;
 	struct dazukofs_gevent *ge;
+	bool more;
 	int err;
 
 	spin_lock(&group->lock);
@@ -299,9 +306,9 @@ struct dazukofs_gevent *dazukofs_take_event(struct dazukofs_reader *reader,
 		spin_unlock(&group->lock);
 		if (nonblock)
 			return ERR_PTR(-EAGAIN);
-		err = wait_event_interruptible(group->wq,
-					       !list_empty_careful(&group->queue) ||
-					       READ_ONCE(group->dead));
+		/* Exclusive: one posted event wakes one reader. */
+		err = wait_event_interruptible_exclusive(group->wq,
+							 dazukofs_may_take(group));
 		if (err)
 			return ERR_PTR(err);
 		spin_lock(&group->lock);
@@ -315,7 +322,15 @@ struct dazukofs_gevent *dazukofs_take_event(struct dazukofs_reader *reader,
 	ge->state = DAZUKOFS_GE_IN_HAND;
 	ge->holder = reader;
 	refcount_inc(&ge->event->ref);
+	more = !list_empty(&group->queue);
 	spin_unlock(&group->lock);
+	/*
+	 * Pass the wake-up on: the wake-ups of the events still queued may
+	 * have gone to readers that found the queue empty meanwhile, or to
+	 * none (several returned at once, a reader that took another's).
+	 */
+	if (more)
+		wake_up(&group->wq);
 
 	atomic_dec(&group->stats.waiting);
 	atomic_inc(&group->stats.in_hand);
