@@ -10,6 +10,7 @@
 #include <linux/configfs.h>
 #include <linux/dcache.h>
 #include <linux/fs.h>
+#include <linux/jump_label.h>
 #include <linux/kobject.h>
 #include <linux/mount.h>
 #include <linux/path.h>
@@ -155,7 +156,7 @@ extern struct dazukofs_stats dazukofs_global_stats;
  *		       open (read without the lock when that happens)
  * @wq: readers waiting for an event
  * @stats: the group's counters
- * @node: entry in the list of groups (dazukofs_groups_rwsem)
+ * @node: entry in the RCU list of groups, dazukofs_groups (see group.c)
  */
 struct dazukofs_group {
 	struct kobject kobj;
@@ -255,10 +256,10 @@ struct dazukofs_event {
 	struct dazukofs_gevent ge[];
 };
 
-/* group.c: the list of live groups */
-extern struct rw_semaphore dazukofs_groups_rwsem;
+/* group.c: the list of live groups (RCU; see group.c for the rules) */
 extern struct list_head dazukofs_groups;
 extern unsigned int dazukofs_nr_groups;
+DECLARE_STATIC_KEY_FALSE(dazukofs_have_groups);
 
 /* event.c */
 int dazukofs_check_access(const struct path *lower_path);

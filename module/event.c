@@ -4,9 +4,11 @@
  * group has answered, and fails with EPERM if any group denied.
  *
  * An event is one allocation: the event and its place in each group
- * (struct dazukofs_gevent).  The opener posts it to every group under
- * dazukofs_groups_rwsem, so a group being removed either gets the event
- * before it drains or never sees it.  From then on each gevent moves, under
+ * (struct dazukofs_gevent).  The opener posts it to every group it finds
+ * walking the list of groups under rcu_read_lock(); a group's removal
+ * takes it off the list and waits for an RCU grace period before it
+ * drains, so a group being removed either gets the event before it drains
+ * or never sees it.  From then on each gevent moves, under
  * its group's lock, from the group's queue to the hands of a worker and
  * then out (DONE), by an answer, by a timeout, by the group's removal, by
  * the worker failing to open the file (dazukofs_open_failed()), or, while
@@ -21,6 +23,7 @@
 #include <linux/fs.h>
 #include <linux/ktime.h>
 #include <linux/pid.h>
+#include <linux/rculist.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 
@@ -224,7 +227,8 @@ static int dazukofs_wait(struct dazukofs_event *event)
  * @lower_path: the lower file being opened
  *
  * The open path of every regular file on every mount: with no group it
- * costs one load.  A process holding /dev/dazukofs.ign makes no events.
+ * costs one patched jump (a static key), and with groups it takes no
+ * global lock.  A process holding /dev/dazukofs.ign makes no events.
  *
  * Return: 0 to allow, -EPERM if a group denied, -EINTR if killed,
  * -ENOMEM.
@@ -233,28 +237,45 @@ int dazukofs_check_access(const struct path *lower_path)
 {
 	struct dazukofs_event *event;
 	struct dazukofs_group *group;
-	unsigned int nr;
+	unsigned int nr, now, seen = 0;
 	int err;
 
-	if (likely(!READ_ONCE(dazukofs_nr_groups)))
+	if (!static_branch_unlikely(&dazukofs_have_groups))
 		return 0;
 	if (dazukofs_ignored())
 		return 0;
 
-	down_read(&dazukofs_groups_rwsem);
-	nr = dazukofs_nr_groups;
-	if (!nr) {
-		up_read(&dazukofs_groups_rwsem);
-		return 0;
+	nr = READ_ONCE(dazukofs_nr_groups);
+	for (;;) {
+		if (!nr)
+			return 0;
+		event = dazukofs_alloc_event(lower_path, nr);
+		if (!event)
+			return -ENOMEM;
+		rcu_read_lock();
+		/*
+		 * Read again inside the read-side section: a group whose
+		 * removal was counted here is not on the list any more.
+		 */
+		now = READ_ONCE(dazukofs_nr_groups);
+		if (now <= nr)
+			break;
+		/* Groups were made meanwhile: make room for them too. */
+		rcu_read_unlock();
+		dazukofs_put_event(event);
+		nr = now;
 	}
-	event = dazukofs_alloc_event(lower_path, nr);
-	if (!event) {
-		up_read(&dazukofs_groups_rwsem);
-		return -ENOMEM;
-	}
-	list_for_each_entry(group, &dazukofs_groups, node)
+	list_for_each_entry_rcu(group, &dazukofs_groups, node) {
+		/*
+		 * Every group counted in @now comes first: groups are added
+		 * at the tail, and counted before they are added.  Those
+		 * made since came after this open began: they may miss it.
+		 */
+		if (seen++ == now)
+			break;
 		dazukofs_post(event, group);
-	up_read(&dazukofs_groups_rwsem);
+	}
+	rcu_read_unlock();
 
 	if (!event->nr) {
 		/* Every group is inactive: nobody to ask. */
