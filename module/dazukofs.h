@@ -229,6 +229,9 @@ struct dazukofs_gevent {
  */
 #define DAZUKOFS_OPEN_TRIES	5
 
+/* Groups an event has room for without an allocation of its own. */
+#define DAZUKOFS_EVENT_INLINE	2
+
 /**
  * struct dazukofs_event - one open waiting for the verdict of every group
  * @ref: the opener's, one per gevent not yet settled, one per reader
@@ -241,7 +244,9 @@ struct dazukofs_gevent {
  * @denied: a group denied
  * @wq: the opener waits here for @pending to reach zero
  * @nr: number of groups
- * @ge: the event's place in each group
+ * @ge: the event's place in each group: @ge_inline, or an array of its
+ *	own when there were more than DAZUKOFS_EVENT_INLINE groups
+ * @ge_inline: room for the usual few groups
  */
 struct dazukofs_event {
 	refcount_t ref;
@@ -253,7 +258,8 @@ struct dazukofs_event {
 	bool denied;
 	wait_queue_head_t wq;
 	unsigned int nr;
-	struct dazukofs_gevent ge[];
+	struct dazukofs_gevent *ge;
+	struct dazukofs_gevent ge_inline[DAZUKOFS_EVENT_INLINE];
 };
 
 /* group.c: the list of live groups (RCU; see group.c for the rules) */
@@ -262,6 +268,8 @@ extern unsigned int dazukofs_nr_groups;
 DECLARE_STATIC_KEY_FALSE(dazukofs_have_groups);
 
 /* event.c */
+int dazukofs_event_init(void);
+void dazukofs_event_exit(void);
 int dazukofs_check_access(const struct path *lower_path);
 struct dazukofs_gevent *dazukofs_take_event(struct dazukofs_reader *reader,
 					    bool nonblock);

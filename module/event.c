@@ -3,8 +3,9 @@
  * dazukofs access events: an open of a regular file waits until every
  * group has answered, and fails with EPERM if any group denied.
  *
- * An event is one allocation: the event and its place in each group
- * (struct dazukofs_gevent).  The opener posts it to every group it finds
+ * An event is one object from a slab cache with room for its place in a
+ * few groups (struct dazukofs_gevent), and an array of its own beside it
+ * when there are more groups.  The opener posts it to every group it finds
  * walking the list of groups under rcu_read_lock(); a group's removal
  * takes it off the list and waits for an RCU grace period before it
  * drains, so a group being removed either gets the event before it drains
@@ -33,6 +34,21 @@ struct dazukofs_stats dazukofs_global_stats;
 
 static atomic64_t dazukofs_next_event_id = ATOMIC64_INIT(0);
 
+/* Every event comes from here, whatever the number of groups. */
+static struct kmem_cache *dazukofs_event_cache;
+
+int dazukofs_event_init(void)
+{
+	dazukofs_event_cache = KMEM_CACHE(dazukofs_event, 0);
+	return dazukofs_event_cache ? 0 : -ENOMEM;
+}
+
+/* No event is left: the filesystem is unregistered, no group exists. */
+void dazukofs_event_exit(void)
+{
+	kmem_cache_destroy(dazukofs_event_cache);
+}
+
 void dazukofs_put_event(struct dazukofs_event *event)
 {
 	unsigned int i;
@@ -43,7 +59,9 @@ void dazukofs_put_event(struct dazukofs_event *event)
 		dazukofs_group_put(event->ge[i].group);
 	path_put(&event->path);
 	put_pid(event->pid);
-	kfree(event);
+	if (event->ge != event->ge_inline)
+		kfree(event->ge);
+	kmem_cache_free(dazukofs_event_cache, event);
 }
 
 /*
@@ -71,14 +89,26 @@ static void dazukofs_count_answer(struct dazukofs_stats *stats, int verdict,
 	dazukofs_stats_latency(stats, us);
 }
 
+/*
+ * An event with room for @nr groups: inline for the usual few, else in an
+ * array of its own.  Charged to the opener's memory cgroup.
+ */
 static struct dazukofs_event *dazukofs_alloc_event(const struct path *lower,
 						   unsigned int nr)
 {
 	struct dazukofs_event *event;
 
-	event = kzalloc(struct_size(event, ge, nr), GFP_KERNEL);
+	event = kmem_cache_zalloc(dazukofs_event_cache, GFP_KERNEL_ACCOUNT);
 	if (!event)
 		return NULL;
+	event->ge = event->ge_inline;
+	if (nr > DAZUKOFS_EVENT_INLINE) {
+		event->ge = kcalloc(nr, sizeof(*event->ge), GFP_KERNEL_ACCOUNT);
+		if (!event->ge) {
+			kmem_cache_free(dazukofs_event_cache, event);
+			return NULL;
+		}
+	}
 	refcount_set(&event->ref, 1);
 	event->id = (unsigned long)atomic64_inc_return(&dazukofs_next_event_id);
 	event->path = *lower;
