@@ -14,6 +14,7 @@
 #include <linux/kobject.h>
 #include <linux/mount.h>
 #include <linux/path.h>
+#include <linux/percpu.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
@@ -119,7 +120,17 @@ struct dazukofs_stats {
 	atomic64_t latency[DAZUKOFS_LATENCY_BUCKETS];
 };
 
-extern struct dazukofs_stats dazukofs_global_stats;
+/*
+ * The counters of all groups together are per CPU, so that opens on
+ * different CPUs share no cache line: dazukofs_global_stats is the running
+ * CPU's share, updated with the same atomic operations as a group's (a
+ * task that migrates meanwhile updates another CPU's share, which is as
+ * good).  The sysfs files show the sum over all CPUs, and the largest
+ * latency/max_us: exact at rest; while events move, a sum may be off by
+ * those in flight (a gauge such as waiting may even read below zero).
+ */
+DECLARE_PER_CPU(struct dazukofs_stats, dazukofs_global_stats_pcpu);
+#define dazukofs_global_stats (*raw_cpu_ptr(&dazukofs_global_stats_pcpu))
 
 /**
  * struct dazukofs_group - a pool of workers that must answer every event

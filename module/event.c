@@ -30,7 +30,7 @@
 
 #include "dazukofs.h"
 
-struct dazukofs_stats dazukofs_global_stats;
+DEFINE_PER_CPU(struct dazukofs_stats, dazukofs_global_stats_pcpu);
 
 static atomic64_t dazukofs_next_event_id = ATOMIC64_INIT(0);
 
