@@ -102,6 +102,18 @@ def main():
         check("## The scanner numbers" in doc and "### Scanner" in doc, "doc explains the scanner numbers")
         check("(ext4: lower, dazukofs)" in doc, "doc names the ext4 subset")
 
+        # the hand-written part after the marker survives a new doc
+        mark = "<!-- Hand-written from here on: bench/run --update-doc keeps it. -->"
+        with open(os.path.join(d, "doc.md"), "a") as f:
+            f.write("\n" + mark + "\n\n## History\n\nkept text\n")
+        p = subprocess.run([sys.executable, REPORT, "--raw", os.path.join(d, "raw.csv"),
+                            "--meta", os.path.join(d, "meta.env"), "--outdir", d,
+                            "--doc", os.path.join(d, "doc.md")],
+                           capture_output=True, text=True)
+        doc2 = open(os.path.join(d, "doc.md")).read()
+        check(p.returncode == 0 and doc2.count(mark) == 1 and doc2.endswith("kept text\n")
+              and doc2.startswith(doc), "the hand-written part is kept, once, at the end")
+
         # missing rows fail the report
         p, _ = run(tmp, "short-fs", rows[1:], meta)
         check(p.returncode == 1, "a missing filesystem row fails")

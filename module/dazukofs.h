@@ -10,9 +10,11 @@
 #include <linux/configfs.h>
 #include <linux/dcache.h>
 #include <linux/fs.h>
+#include <linux/jump_label.h>
 #include <linux/kobject.h>
 #include <linux/mount.h>
 #include <linux/path.h>
+#include <linux/percpu.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
@@ -126,7 +128,17 @@ struct dazukofs_stats {
 	atomic64_t latency[DAZUKOFS_LATENCY_BUCKETS];
 };
 
-extern struct dazukofs_stats dazukofs_global_stats;
+/*
+ * The counters of all groups together are per CPU, so that opens on
+ * different CPUs share no cache line: dazukofs_global_stats is the running
+ * CPU's share, updated with the same atomic operations as a group's (a
+ * task that migrates meanwhile updates another CPU's share, which is as
+ * good).  The sysfs files show the sum over all CPUs, and the largest
+ * latency/max_us: exact at rest; while events move, a sum may be off by
+ * those in flight (a gauge such as waiting may even read below zero).
+ */
+DECLARE_PER_CPU(struct dazukofs_stats, dazukofs_global_stats_pcpu);
+#define dazukofs_global_stats (*raw_cpu_ptr(&dazukofs_global_stats_pcpu))
 
 /**
  * struct dazukofs_group - a pool of workers that must answer every event
@@ -170,7 +182,7 @@ extern struct dazukofs_stats dazukofs_global_stats;
  *	       by dazukofs_settle() without it
  * @wq: readers waiting for an event
  * @stats: the group's counters
- * @node: entry in the list of groups (dazukofs_groups_rwsem)
+ * @node: entry in the RCU list of groups, dazukofs_groups (see group.c)
  */
 struct dazukofs_group {
 	struct kobject kobj;
@@ -246,6 +258,9 @@ struct dazukofs_gevent {
  */
 #define DAZUKOFS_OPEN_TRIES	5
 
+/* Groups an event has room for without an allocation of its own. */
+#define DAZUKOFS_EVENT_INLINE	2
+
 /**
  * struct dazukofs_event - one open waiting for the verdict of every group
  * @ref: the opener's, one per gevent not yet settled, one per reader
@@ -258,7 +273,9 @@ struct dazukofs_gevent {
  * @denied: a group denied
  * @wq: the opener waits here for @pending to reach zero
  * @nr: number of groups
- * @ge: the event's place in each group
+ * @ge: the event's place in each group: @ge_inline, or an array of its
+ *	own when there were more than DAZUKOFS_EVENT_INLINE groups
+ * @ge_inline: room for the usual few groups
  */
 struct dazukofs_event {
 	refcount_t ref;
@@ -270,19 +287,22 @@ struct dazukofs_event {
 	bool denied;
 	wait_queue_head_t wq;
 	unsigned int nr;
-	struct dazukofs_gevent ge[];
+	struct dazukofs_gevent *ge;
+	struct dazukofs_gevent ge_inline[DAZUKOFS_EVENT_INLINE];
 };
 
 /* The default and the largest max_queue of a group. */
 #define DAZUKOFS_MAX_QUEUE_DEFAULT	16384U
 #define DAZUKOFS_MAX_QUEUE_MAX		1048576U
 
-/* group.c: the list of live groups */
-extern struct rw_semaphore dazukofs_groups_rwsem;
+/* group.c: the list of live groups (RCU; see group.c for the rules) */
 extern struct list_head dazukofs_groups;
 extern unsigned int dazukofs_nr_groups;
+DECLARE_STATIC_KEY_FALSE(dazukofs_have_groups);
 
 /* event.c */
+int dazukofs_event_init(void);
+void dazukofs_event_exit(void);
 int dazukofs_check_access(const struct path *lower_path);
 struct dazukofs_gevent *dazukofs_take_event(struct dazukofs_reader *reader,
 					    bool nonblock);

@@ -3,10 +3,13 @@
  * dazukofs access events: an open of a regular file waits until every
  * group has answered, and fails with EPERM if any group denied.
  *
- * An event is one allocation: the event and its place in each group
- * (struct dazukofs_gevent).  The opener posts it to every group under
- * dazukofs_groups_rwsem, so a group being removed either gets the event
- * before it drains or never sees it.  From then on each gevent moves, under
+ * An event is one object from a slab cache with room for its place in a
+ * few groups (struct dazukofs_gevent), and an array of its own beside it
+ * when there are more groups.  The opener posts it to every group it finds
+ * walking the list of groups under rcu_read_lock(); a group's removal
+ * takes it off the list and waits for an RCU grace period before it
+ * drains, so a group being removed either gets the event before it drains
+ * or never sees it.  From then on each gevent moves, under
  * its group's lock, from the group's queue to the hands of a worker and
  * then out (DONE), by an answer, by a timeout, by the group's removal, by
  * the worker failing to open the file (dazukofs_open_failed()), or by the
@@ -21,14 +24,30 @@
 #include <linux/fs.h>
 #include <linux/ktime.h>
 #include <linux/pid.h>
+#include <linux/rculist.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 
 #include "dazukofs.h"
 
-struct dazukofs_stats dazukofs_global_stats;
+DEFINE_PER_CPU(struct dazukofs_stats, dazukofs_global_stats_pcpu);
 
 static atomic64_t dazukofs_next_event_id = ATOMIC64_INIT(0);
+
+/* Every event comes from here, whatever the number of groups. */
+static struct kmem_cache *dazukofs_event_cache;
+
+int dazukofs_event_init(void)
+{
+	dazukofs_event_cache = KMEM_CACHE(dazukofs_event, 0);
+	return dazukofs_event_cache ? 0 : -ENOMEM;
+}
+
+/* No event is left: the filesystem is unregistered, no group exists. */
+void dazukofs_event_exit(void)
+{
+	kmem_cache_destroy(dazukofs_event_cache);
+}
 
 void dazukofs_put_event(struct dazukofs_event *event)
 {
@@ -40,7 +59,9 @@ void dazukofs_put_event(struct dazukofs_event *event)
 		dazukofs_group_put(event->ge[i].group);
 	path_put(&event->path);
 	put_pid(event->pid);
-	kfree(event);
+	if (event->ge != event->ge_inline)
+		kfree(event->ge);
+	kmem_cache_free(dazukofs_event_cache, event);
 }
 
 /*
@@ -72,15 +93,26 @@ static void dazukofs_count_answer(struct dazukofs_stats *stats, int verdict,
 	dazukofs_stats_latency(stats, us);
 }
 
+/*
+ * An event with room for @nr groups: inline for the usual few, else in an
+ * array of its own.  Charged to the opener's memory cgroup.
+ */
 static struct dazukofs_event *dazukofs_alloc_event(const struct path *lower,
 						   unsigned int nr)
 {
 	struct dazukofs_event *event;
 
-	/* Charged to the opener's memory cgroup. */
-	event = kzalloc(struct_size(event, ge, nr), GFP_KERNEL_ACCOUNT);
+	event = kmem_cache_zalloc(dazukofs_event_cache, GFP_KERNEL_ACCOUNT);
 	if (!event)
 		return NULL;
+	event->ge = event->ge_inline;
+	if (nr > DAZUKOFS_EVENT_INLINE) {
+		event->ge = kcalloc(nr, sizeof(*event->ge), GFP_KERNEL_ACCOUNT);
+		if (!event->ge) {
+			kmem_cache_free(dazukofs_event_cache, event);
+			return NULL;
+		}
+	}
 	refcount_set(&event->ref, 1);
 	event->id = (unsigned long)atomic64_inc_return(&dazukofs_next_event_id);
 	event->path = *lower;
@@ -297,7 +329,8 @@ static int dazukofs_wait(struct dazukofs_event *event)
  * @lower_path: the lower file being opened
  *
  * The open path of every regular file on every mount: with no group it
- * costs one load.  A process holding /dev/dazukofs.ign makes no events.
+ * costs one patched jump (a static key), and with groups it takes no
+ * global lock.  A process holding /dev/dazukofs.ign makes no events.
  *
  * Return: 0 to allow, -EPERM if a group denied, -EINTR if killed,
  * -ENOMEM.
@@ -307,28 +340,45 @@ int dazukofs_check_access(const struct path *lower_path)
 	struct dazukofs_event *event;
 	struct dazukofs_group *group;
 	bool overflowed = false;
-	unsigned int nr;
+	unsigned int nr, now, seen = 0;
 	int err;
 
-	if (likely(!READ_ONCE(dazukofs_nr_groups)))
+	if (!static_branch_unlikely(&dazukofs_have_groups))
 		return 0;
 	if (dazukofs_ignored())
 		return 0;
 
-	down_read(&dazukofs_groups_rwsem);
-	nr = dazukofs_nr_groups;
-	if (!nr) {
-		up_read(&dazukofs_groups_rwsem);
-		return 0;
+	nr = READ_ONCE(dazukofs_nr_groups);
+	for (;;) {
+		if (!nr)
+			return 0;
+		event = dazukofs_alloc_event(lower_path, nr);
+		if (!event)
+			return -ENOMEM;
+		rcu_read_lock();
+		/*
+		 * Read again inside the read-side section: a group whose
+		 * removal was counted here is not on the list any more.
+		 */
+		now = READ_ONCE(dazukofs_nr_groups);
+		if (now <= nr)
+			break;
+		/* Groups were made meanwhile: make room for them too. */
+		rcu_read_unlock();
+		dazukofs_put_event(event);
+		nr = now;
 	}
-	event = dazukofs_alloc_event(lower_path, nr);
-	if (!event) {
-		up_read(&dazukofs_groups_rwsem);
-		return -ENOMEM;
-	}
-	list_for_each_entry(group, &dazukofs_groups, node)
+	list_for_each_entry_rcu(group, &dazukofs_groups, node) {
+		/*
+		 * Every group counted in @now comes first: groups are added
+		 * at the tail, and counted before they are added.  Those
+		 * made since came after this open began: they may miss it.
+		 */
+		if (seen++ == now)
+			break;
 		overflowed |= dazukofs_post(event, group);
-	up_read(&dazukofs_groups_rwsem);
+	}
+	rcu_read_unlock();
 
 	if (!event->nr && !overflowed) {
 		/* Every group is inactive: nobody to ask. */
@@ -350,6 +400,12 @@ int dazukofs_check_access(const struct path *lower_path)
 	return err;
 }
 
+/* Lock-free: has a reader of @group something to take, or to fail with? */
+static bool dazukofs_may_take(struct dazukofs_group *group)
+{
+	return !list_empty_careful(&group->queue) || READ_ONCE(group->dead);
+}
+
 /**
  * dazukofs_take_event() - hand the oldest waiting event to a worker
  * @reader: the worker
@@ -366,6 +422,7 @@ struct dazukofs_gevent *dazukofs_take_event(struct dazukofs_reader *reader,
 {
 	struct dazukofs_group *group = reader->group;
 	struct dazukofs_gevent *ge;
+	bool more;
 	int err;
 
 	spin_lock(&group->lock);
@@ -373,9 +430,9 @@ struct dazukofs_gevent *dazukofs_take_event(struct dazukofs_reader *reader,
 		spin_unlock(&group->lock);
 		if (nonblock)
 			return ERR_PTR(-EAGAIN);
-		err = wait_event_interruptible(group->wq,
-					       !list_empty_careful(&group->queue) ||
-					       READ_ONCE(group->dead));
+		/* Exclusive: one posted event wakes one reader. */
+		err = wait_event_interruptible_exclusive(group->wq,
+							 dazukofs_may_take(group));
 		if (err)
 			return ERR_PTR(err);
 		spin_lock(&group->lock);
@@ -389,7 +446,15 @@ struct dazukofs_gevent *dazukofs_take_event(struct dazukofs_reader *reader,
 	ge->state = DAZUKOFS_GE_IN_HAND;
 	ge->holder = reader;
 	refcount_inc(&ge->event->ref);
+	more = !list_empty(&group->queue);
 	spin_unlock(&group->lock);
+	/*
+	 * Pass the wake-up on: the wake-ups of the events still queued may
+	 * have gone to readers that found the queue empty meanwhile, or to
+	 * none (several returned at once, a reader that took another's).
+	 */
+	if (more)
+		wake_up(&group->wq);
 
 	atomic_dec(&group->stats.waiting);
 	atomic_inc(&group->stats.in_hand);

@@ -11,7 +11,9 @@
  */
 
 #include <linux/idr.h>
-#include <linux/rwsem.h>
+#include <linux/jump_label.h>
+#include <linux/mutex.h>
+#include <linux/rculist.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/xarray.h>
@@ -19,14 +21,20 @@
 #include "dazukofs.h"
 
 /*
- * dazukofs_groups_rwsem protects dazukofs_groups, dazukofs_nr_groups and
- * dazukofs_group_ids.  The open path takes it for reading; only group
- * creation and removal write.  dazukofs_nr_groups is also read without it,
- * as the open path's "no group" shortcut.
+ * dazukofs_groups_mutex serializes group creation and removal and protects
+ * dazukofs_group_ids and the writers of dazukofs_groups and
+ * dazukofs_nr_groups.  The open path takes no lock: it walks
+ * dazukofs_groups under rcu_read_lock() (an RCU list), reads
+ * dazukofs_nr_groups without the mutex to size an event, and tests
+ * dazukofs_have_groups, a static key enabled while any group exists.
+ * dazukofs_nr_groups never counts fewer groups than an open can find on
+ * the list: a group is counted before it is added, and uncounted only an
+ * RCU grace period after it is taken off (dazukofs_check_access()).
  */
-DECLARE_RWSEM(dazukofs_groups_rwsem);
+static DEFINE_MUTEX(dazukofs_groups_mutex);
 LIST_HEAD(dazukofs_groups);
 unsigned int dazukofs_nr_groups;
+DEFINE_STATIC_KEY_FALSE(dazukofs_have_groups);
 static DEFINE_XARRAY(dazukofs_group_ids);
 /* Group ids of live groups; an id is free again once its group is removed. */
 static DEFINE_IDA(dazukofs_ida);
@@ -100,16 +108,24 @@ struct dazukofs_group *dazukofs_group_create(const char *name)
 	if (err)
 		goto out_del;
 
-	down_write(&dazukofs_groups_rwsem);
+	/* Before the group is on the list: opens look for groups from now. */
+	static_branch_inc(&dazukofs_have_groups);
+	mutex_lock(&dazukofs_groups_mutex);
 	err = xa_err(xa_store(&dazukofs_group_ids, group->id, group,
 			      GFP_KERNEL));
 	if (!err) {
-		list_add_tail(&group->node, &dazukofs_groups);
+		/*
+		 * Counted before it is on the list, and at the tail: an open
+		 * finds the groups its count covers before any newer one.
+		 */
 		WRITE_ONCE(dazukofs_nr_groups, dazukofs_nr_groups + 1);
+		list_add_tail_rcu(&group->node, &dazukofs_groups);
 	}
-	up_write(&dazukofs_groups_rwsem);
-	if (err)
+	mutex_unlock(&dazukofs_groups_mutex);
+	if (err) {
+		static_branch_dec(&dazukofs_have_groups);
 		goto out_dev;
+	}
 	return group;
 
 out_dev:
@@ -132,11 +148,20 @@ out_put:
  */
 void dazukofs_group_destroy(struct dazukofs_group *group)
 {
-	down_write(&dazukofs_groups_rwsem);
-	list_del_init(&group->node);
+	mutex_lock(&dazukofs_groups_mutex);
+	list_del_rcu(&group->node);
 	xa_erase(&dazukofs_group_ids, group->id);
+	/*
+	 * Every open that found the group on the list has posted to it once
+	 * this returns; later ones do not find it.  So the group either gets
+	 * an event before it drains or never sees it, and no open walks past
+	 * it when its memory goes.  Uncounted only then: an open that reads
+	 * the smaller count cannot find the group any more.
+	 */
+	synchronize_rcu();
 	WRITE_ONCE(dazukofs_nr_groups, dazukofs_nr_groups - 1);
-	up_write(&dazukofs_groups_rwsem);
+	mutex_unlock(&dazukofs_groups_mutex);
+	static_branch_dec(&dazukofs_have_groups);
 
 	dazukofs_drain_group(group);
 	/*
@@ -159,11 +184,11 @@ struct dazukofs_group *dazukofs_group_get_by_id(int id)
 {
 	struct dazukofs_group *group;
 
-	down_read(&dazukofs_groups_rwsem);
+	mutex_lock(&dazukofs_groups_mutex);
 	group = xa_load(&dazukofs_group_ids, id);
 	if (group)
 		kobject_get(&group->kobj);
-	up_read(&dazukofs_groups_rwsem);
+	mutex_unlock(&dazukofs_groups_mutex);
 	return group;
 }
 

@@ -17,24 +17,43 @@
 #include <linux/miscdevice.h>
 #include <linux/module.h>
 #include <linux/pid.h>
+#include <linux/rculist.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 
 #include "dazukofs.h"
 
-/* dazukofs_ignore_lock protects dazukofs_ignore_list and its entries' nodes. */
+/*
+ * dazukofs_ignore_lock serializes the writers of dazukofs_ignore_list and
+ * the entries' @listed.  The open path reads the list under
+ * rcu_read_lock() only: an entry taken off it is freed an RCU grace
+ * period later, together with its reference on @tgid.
+ */
 static DEFINE_SPINLOCK(dazukofs_ignore_lock);
 static LIST_HEAD(dazukofs_ignore_list);
 /* Entries in the list; read without the lock as the open path's shortcut. */
 static atomic_t dazukofs_nr_ignored = ATOMIC_INIT(0);
 
+/**
+ * struct dazukofs_ignore - an exemption, one per open of the device
+ * @node: in dazukofs_ignore_list while @listed (RCU list)
+ * @tgid: the process exempt
+ * @listed: on the list (dazukofs_ignore_lock): flush and release may
+ *	    both end the exemption, only the first takes it off
+ * @rcu: frees the entry after the readers that may still see it
+ */
 struct dazukofs_ignore {
 	struct list_head node;
 	struct pid *tgid;
+	bool listed;
+	struct rcu_head rcu;
 };
 
 /**
  * dazukofs_ignored() - is the current process exempt from events?
+ *
+ * Lock-free: the open path of every file runs it while a scanner holds
+ * the device open.
  *
  * Return: true if it holds /dev/dazukofs.ign open.
  */
@@ -46,14 +65,14 @@ bool dazukofs_ignored(void)
 
 	if (!atomic_read(&dazukofs_nr_ignored))
 		return false;
-	spin_lock(&dazukofs_ignore_lock);
-	list_for_each_entry(ign, &dazukofs_ignore_list, node) {
+	rcu_read_lock();
+	list_for_each_entry_rcu(ign, &dazukofs_ignore_list, node) {
 		if (ign->tgid == tgid) {
 			found = true;
 			break;
 		}
 	}
-	spin_unlock(&dazukofs_ignore_lock);
+	rcu_read_unlock();
 	return found;
 }
 
@@ -66,7 +85,8 @@ static int dazukofs_ignore_open(struct inode *inode, struct file *file)
 		return -ENOMEM;
 	ign->tgid = get_pid(task_tgid(current));
 	spin_lock(&dazukofs_ignore_lock);
-	list_add(&ign->node, &dazukofs_ignore_list);
+	list_add_rcu(&ign->node, &dazukofs_ignore_list);
+	ign->listed = true;
 	atomic_inc(&dazukofs_nr_ignored);
 	spin_unlock(&dazukofs_ignore_lock);
 	file->private_data = ign;
@@ -77,11 +97,22 @@ static int dazukofs_ignore_open(struct inode *inode, struct file *file)
 static void dazukofs_ignore_end(struct dazukofs_ignore *ign)
 {
 	spin_lock(&dazukofs_ignore_lock);
-	if (!list_empty(&ign->node)) {
-		list_del_init(&ign->node);
+	if (ign->listed) {
+		list_del_rcu(&ign->node);
+		ign->listed = false;
 		atomic_dec(&dazukofs_nr_ignored);
 	}
 	spin_unlock(&dazukofs_ignore_lock);
+}
+
+/* After a grace period: no reader compares against @tgid any more. */
+static void dazukofs_ignore_free(struct rcu_head *rcu)
+{
+	struct dazukofs_ignore *ign = container_of(rcu, struct dazukofs_ignore,
+						   rcu);
+
+	put_pid(ign->tgid);
+	kfree(ign);
 }
 
 static int dazukofs_ignore_same_file(const void *file, struct file *f,
@@ -112,8 +143,7 @@ static int dazukofs_ignore_release(struct inode *inode, struct file *file)
 	struct dazukofs_ignore *ign = file->private_data;
 
 	dazukofs_ignore_end(ign);
-	put_pid(ign->tgid);
-	kfree(ign);
+	call_rcu(&ign->rcu, dazukofs_ignore_free);
 	return 0;
 }
 
@@ -139,4 +169,6 @@ int dazukofs_ignore_init(void)
 void dazukofs_ignore_exit(void)
 {
 	misc_deregister(&dazukofs_ignore_dev);
+	/* dazukofs_ignore_free() is module code: let it run first. */
+	rcu_barrier();
 }

@@ -13,9 +13,12 @@ static int __init dazukofs_init(void)
 {
 	int err;
 
-	err = dazukofs_sysfs_init();
+	err = dazukofs_event_init();
 	if (err)
 		return err;
+	err = dazukofs_sysfs_init();
+	if (err)
+		goto out_event;
 	err = dazukofs_dev_init();
 	if (err)
 		goto out_sysfs;
@@ -38,6 +41,8 @@ out_dev:
 	dazukofs_dev_exit();
 out_sysfs:
 	dazukofs_sysfs_exit();
+out_event:
+	dazukofs_event_exit();
 	return err;
 }
 
@@ -49,6 +54,7 @@ static void __exit dazukofs_exit(void)
 	dazukofs_ignore_exit();
 	dazukofs_dev_exit();
 	dazukofs_sysfs_exit();
+	dazukofs_event_exit();
 }
 
 module_init(dazukofs_init);

@@ -6,6 +6,8 @@
  */
 
 #include <linux/kobject.h>
+#include <linux/minmax.h>
+#include <linux/percpu.h>
 #include <linux/slab.h>
 #include <linux/sysfs.h>
 
@@ -13,13 +15,6 @@
 
 static struct kobject *dazukofs_root_kobj;
 static struct kobject *dazukofs_groups_kobj;
-
-static struct dazukofs_stats *dazukofs_kobj_stats(struct kobject *kobj)
-{
-	if (kobj == dazukofs_root_kobj)
-		return &dazukofs_global_stats;
-	return &container_of(kobj, struct dazukofs_group, kobj)->stats;
-}
 
 /* Upper bounds of the latency buckets in µs; the last bucket is the rest. */
 static const u64 dazukofs_latency_bounds[DAZUKOFS_LATENCY_BUCKETS - 1] = {
@@ -56,16 +51,46 @@ struct dazukofs_stat_attr {
 	bool wide;	/* atomic64_t, else atomic_t */
 };
 
+static long long dazukofs_stat_read(const struct dazukofs_stats *stats,
+				    const struct dazukofs_stat_attr *sa)
+{
+	const void *field = (const char *)stats + sa->offset;
+
+	if (sa->wide)
+		return atomic64_read(field);
+	return atomic_read(field);
+}
+
+/* A counter of all groups: the sum of the CPUs' shares, or the largest. */
+static long long dazukofs_global_stat(const struct dazukofs_stat_attr *sa)
+{
+	bool max = sa->offset == offsetof(struct dazukofs_stats,
+					  latency_max_us);
+	long long v = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		long long x = dazukofs_stat_read(per_cpu_ptr(&dazukofs_global_stats_pcpu,
+							     cpu), sa);
+
+		v = max ? max(v, x) : v + x;
+	}
+	return v;
+}
+
 static ssize_t dazukofs_stat_show(struct kobject *kobj,
 				  struct kobj_attribute *attr, char *buf)
 {
 	struct dazukofs_stat_attr *sa =
 		container_of(attr, struct dazukofs_stat_attr, attr);
-	void *field = (char *)dazukofs_kobj_stats(kobj) + sa->offset;
+	long long v;
 
-	if (sa->wide)
-		return sysfs_emit(buf, "%lld\n", (long long)atomic64_read(field));
-	return sysfs_emit(buf, "%d\n", atomic_read(field));
+	if (kobj == dazukofs_root_kobj)
+		v = dazukofs_global_stat(sa);
+	else
+		v = dazukofs_stat_read(&container_of(kobj, struct dazukofs_group,
+						     kobj)->stats, sa);
+	return sysfs_emit(buf, "%lld\n", v);
 }
 
 #define DAZUKOFS_STAT_ATTR(_name, _field, _wide)			\

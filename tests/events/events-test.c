@@ -362,6 +362,123 @@ static void workers_hold_distinct_events(void **state)
 	group_del("ev-workers");
 }
 
+/* Voluntary context switches of thread @w: one per sleep it woke from. */
+static long long worker_switches(struct worker *w)
+{
+	char path[64], line[256];
+	long long n = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/status", w->tid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "voluntary_ctxt_switches: %lld", &n) == 1)
+			break;
+	fclose(f);
+	return n;
+}
+
+/* Wait until @want more of @w[0..n-1] return from their read; false on timeout. */
+static bool workers_joined(struct worker *w, bool *done, int n, int want,
+			   int ms)
+{
+	long long end = ev_now_ms() + ms;
+	int i;
+
+	while (want > 0) {
+		for (i = 0; i < n && want > 0; i++) {
+			if (!done[i] && worker_join(&w[i], 1)) {
+				done[i] = true;
+				want--;
+			}
+		}
+		if (want > 0 && ev_now_ms() > end)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Readers wait exclusively: one event wakes one of the blocked readers,
+ * the others sleep on without waking at all; two events reach two
+ * readers; the group's removal wakes every reader left.
+ */
+static void one_event_wakes_one_reader(void **state)
+{
+	enum { N = 4 };
+	/* static: threads left blocked by a failed assertion outlive us */
+	static struct worker w[N];
+	long long sw[N];
+	bool done[N] = { false };
+	pid_t pids[3];
+	int id = group_new("ev-wake1"), i, got = -1, nr;
+
+	(void)state;
+	lower_file("wake1", "w");
+	for (i = 0; i < N; i++)
+		worker_start(&w[i], dev_open(id));
+	for (i = 0; i < N; i++)
+		assert_true(worker_sleeping(&w[i], 20000));
+	for (i = 0; i < N; i++) {
+		sw[i] = worker_switches(&w[i]);
+		assert_true(sw[i] >= 0);
+	}
+
+	pids[0] = opener("wake1");
+	assert_true(workers_joined(w, done, N, 1, 20000));
+	for (i = 0; i < N; i++)
+		if (done[i])
+			got = i;
+	assert_int_equal(w[got].err, 0);
+	assert_int_equal(w[got].ev.pid, pids[0]);
+	answer(w[got].fd, w[got].ev.id, DAZUKOFS_ALLOW);
+	assert_int_equal(opener_result(pids[0]), 0);
+	close(w[got].ev.fd);
+	/* the others never woke: still blocked, no new context switch */
+	for (i = 0; i < N; i++) {
+		if (i == got)
+			continue;
+		assert_false(worker_join(&w[i], 0));
+		assert_true(worker_sleeping(&w[i], 20000));
+		assert_int_equal(worker_switches(&w[i]), sw[i]);
+	}
+
+	/* two events, two readers; the third stays blocked */
+	pids[1] = opener("wake1");
+	pids[2] = opener("wake1");
+	assert_true(workers_joined(w, done, N, 2, 20000));
+	for (i = 0, nr = 0; i < N; i++) {
+		if (i == got || !done[i])
+			continue;
+		assert_int_equal(w[i].err, 0);
+		answer(w[i].fd, w[i].ev.id, DAZUKOFS_ALLOW);
+		close(w[i].ev.fd);
+		nr++;
+	}
+	assert_int_equal(nr, 2);
+	assert_int_equal(opener_result(pids[1]), 0);
+	assert_int_equal(opener_result(pids[2]), 0);
+	for (i = 0, nr = 0; i < N; i++) {
+		if (done[i])
+			continue;
+		assert_false(worker_join(&w[i], 0));
+		got = i;
+		nr++;
+	}
+	assert_int_equal(nr, 1);
+	assert_int_equal(ev_ctr("ev-wake1", "waiting"), 0);
+	assert_int_equal(ev_ctr("ev-wake1", "in_hand"), 0);
+
+	/* removal wakes all */
+	group_del("ev-wake1");
+	assert_true(workers_joined(w, done, N, 1, 20000));
+	assert_int_equal(w[got].err, -ENODEV);
+	for (i = 0; i < N; i++)
+		close(w[i].fd);
+}
+
 static void event_fd_properties(void **state)
 {
 	struct dazukofs_proto_event ev;
@@ -1459,6 +1576,7 @@ int main(int argc, char **argv)
 		T(two_groups_one_denies),
 		T(two_groups_both_allow),
 		T(workers_hold_distinct_events),
+		T(one_event_wakes_one_reader),
 		T(event_fd_properties),
 		T(event_pid_is_opener),
 		T(bad_writes_change_nothing),
