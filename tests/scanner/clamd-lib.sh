@@ -43,6 +43,8 @@ MaxThreads 4
 SelfCheck 0
 EOF
 	[ "$2" != - ] && printf 'TCPSocket %s\nTCPAddr 127.0.0.1\n' "$2" >> "$_d/clamd.conf"
+	# more lines for the config, if the caller has any (bench/backends)
+	[ -n "${CLAMD_EXTRA_CONF:-}" ] && printf '%s\n' "$CLAMD_EXTRA_CONF" >> "$_d/clamd.conf"
 	if [ -n "${3:-}" ]; then
 		echo "User $3" >> "$_d/clamd.conf"
 		chown -R "$3" "$_d"
