@@ -49,9 +49,14 @@ struct backend {
 /* libclamav in this process, with the engines of h (owned by the caller). */
 void backend_libclamav_init(struct backend *b, struct engine_holder *h);
 
-/* clamd servers from cfg (kept by reference); -1 with a message. */
-int backend_clamd_init(struct backend *b, const struct config *cfg, char *err,
-		       size_t errlen);
+/*
+ * clamd servers from cfg (kept by reference); -1 with a message.  A
+ * thread asks the servers for their VERSION every few seconds and calls
+ * signatures_changed(ctx) when one has loaded other signatures.
+ */
+int backend_clamd_init(struct backend *b, const struct config *cfg,
+		       void (*signatures_changed)(void *ctx), void *ctx,
+		       char *err, size_t errlen);
 
 static inline void backend_destroy(struct backend *b)
 {

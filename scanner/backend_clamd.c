@@ -71,12 +71,28 @@ struct clamd_server {
 	int probing;			/* down: a request is trying it now */
 	char why[256];			/* down: the failure that took it out */
 	uint64_t scans, errors, failovers, latency_us_sum, latency_us_max;
+	char version[256];		/* VERSION's last answer, "" until one */
 };
+
+/*
+ * How often each server is asked for its VERSION: clamd reloads its
+ * signatures on its own (SelfCheck, or a RELOAD from freshclam), and the
+ * verdict cache must not keep what was clean by the old ones for longer.
+ */
+#define SIGNATURE_CHECK_MS 5000
 
 struct clamd_backend {
 	const struct config *cfg;
 	struct clamd_server *servers;
 	size_t n;
+	/* the signature watcher: a thread, stopped by destroy */
+	void (*signatures_changed)(void *ctx);
+	void *ctx;
+	pthread_t watcher;
+	int watching;
+	pthread_mutex_t watch_lock;	/* stop */
+	pthread_cond_t watch_cond;
+	int stop;
 };
 
 /* How one request to one server went. */
@@ -424,10 +440,10 @@ static enum attempt request(struct clamd_backend *cb, struct clamd_conn *c, int 
 		if (at == ATTEMPT_FILE || at == ATTEMPT_TOO_LARGE)
 			return at;
 	} else {
-		static const char ping[] = "zPING";
+		const char *cmd = req == CLAMD_REQ_PING ? "zPING" : "zVERSION";
 
-		if (send_all(c->fd, ping, sizeof(ping), deadline_us)) {
-			snprintf(why, whylen, "sending PING: %s", strerror(errno));
+		if (send_all(c->fd, cmd, strlen(cmd) + 1, deadline_us)) {
+			snprintf(why, whylen, "sending %s: %s", cmd + 1, strerror(errno));
 			return ATTEMPT_SERVER;
 		}
 	}
@@ -439,7 +455,7 @@ static enum attempt request(struct clamd_backend *cb, struct clamd_conn *c, int 
 	clamd_parse_reply(reply, len, id, req, r);
 	*reuse = !extra && at == ATTEMPT_ANSWER &&
 		 (r->kind == CLAMD_REPLY_OK || r->kind == CLAMD_REPLY_FOUND ||
-		  r->kind == CLAMD_REPLY_PONG);
+		  r->kind == CLAMD_REPLY_PONG || r->kind == CLAMD_REPLY_VERSION);
 	return ATTEMPT_ANSWER;
 }
 
@@ -675,9 +691,87 @@ static void cd_status(struct backend *b, char *buf, size_t len)
 	snprintf(buf, len, "clamd_up=%zu/%zu", up, cb->n);
 }
 
+/*
+ * Ask s for its VERSION and remember it.  Return: 1 if s answered with
+ * another version than the last time (new signatures), else 0.
+ */
+static int check_version(struct clamd_backend *cb, struct clamd_server *s)
+{
+	uint64_t deadline = scanner_now_us() + (uint64_t)cb->cfg->clamd_timeout_ms * 1000;
+	char why[256], old[sizeof(s->version)];
+	struct clamd_reply r;
+	int down, changed;
+
+	pthread_mutex_lock(&s->lock);
+	down = s->down;
+	pthread_mutex_unlock(&s->lock);
+	if (down)
+		return 0;
+	if (ask(cb, s, -1, CLAMD_REQ_VERSION, deadline, &r, why, sizeof(why)) !=
+	    ATTEMPT_ANSWER || r.kind != CLAMD_REPLY_VERSION) {
+		log_debug("clamd %s: VERSION: %s", s->name,
+			  r.kind == CLAMD_REPLY_VERSION ? why : r.text);
+		return 0;
+	}
+	pthread_mutex_lock(&s->lock);
+	changed = s->version[0] && strcmp(s->version, r.text);
+	memcpy(old, s->version, sizeof(old));
+	snprintf(s->version, sizeof(s->version), "%s", r.text);
+	pthread_mutex_unlock(&s->lock);
+	if (changed)
+		log_notice("clamd %s: new signatures ('%s', was '%s')", s->name,
+			   r.text, old);
+	else if (!old[0])
+		log_info("clamd %s: %s", s->name, r.text);
+	return changed;
+}
+
+/* The signature watcher: every SIGNATURE_CHECK_MS, each server's VERSION. */
+static void *watch_signatures(void *arg)
+{
+	struct clamd_backend *cb = arg;
+	struct timespec until;
+
+	pthread_mutex_lock(&cb->watch_lock);
+	while (!cb->stop) {
+		int changed = 0;
+
+		clock_gettime(CLOCK_MONOTONIC, &until);
+		until.tv_sec += SIGNATURE_CHECK_MS / 1000;
+		until.tv_nsec += (long)(SIGNATURE_CHECK_MS % 1000) * 1000000;
+		if (until.tv_nsec >= 1000000000) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000;
+		}
+		while (!cb->stop &&
+		       pthread_cond_timedwait(&cb->watch_cond, &cb->watch_lock, &until) != ETIMEDOUT)
+			;
+		if (cb->stop)
+			break;
+		pthread_mutex_unlock(&cb->watch_lock);
+		for (size_t i = 0; i < cb->n; i++)
+			changed |= check_version(cb, &cb->servers[i]);
+		if (changed && cb->signatures_changed)
+			cb->signatures_changed(cb->ctx);
+		pthread_mutex_lock(&cb->watch_lock);
+	}
+	pthread_mutex_unlock(&cb->watch_lock);
+	return NULL;
+}
+
 static void cd_destroy(struct backend *b)
 {
 	struct clamd_backend *cb = b->priv;
+
+	if (cb->watching) {
+		pthread_mutex_lock(&cb->watch_lock);
+		cb->stop = 1;
+		pthread_cond_signal(&cb->watch_cond);
+		pthread_mutex_unlock(&cb->watch_lock);
+		pthread_join(cb->watcher, NULL);
+	}
+	pthread_mutex_destroy(&cb->watch_lock);
+	pthread_cond_destroy(&cb->watch_cond);
 
 	for (size_t i = 0; i < cb->n; i++) {
 		struct clamd_server *s = &cb->servers[i];
@@ -722,12 +816,14 @@ static void ping_all(struct clamd_backend *cb)
 		} else {
 			log_info("clamd %s: answers (%s), %" PRIu64 " us", s->name,
 				 s->local ? "FILDES" : "INSTREAM", scanner_now_us() - t0);
+			check_version(cb, s);
 		}
 	}
 }
 
-int backend_clamd_init(struct backend *b, const struct config *cfg, char *err,
-		       size_t errlen)
+int backend_clamd_init(struct backend *b, const struct config *cfg,
+		       void (*signatures_changed)(void *ctx), void *ctx,
+		       char *err, size_t errlen)
 {
 	struct clamd_backend *cb = calloc(1, sizeof(*cb));
 	size_t n = (cfg->local_socket ? 1 : 0) + cfg->tcp_servers.n;
@@ -764,5 +860,25 @@ int backend_clamd_init(struct backend *b, const struct config *cfg, char *err,
 	b->ops = &clamd_ops;
 	b->priv = cb;
 	ping_all(cb);
+
+	cb->signatures_changed = signatures_changed;
+	cb->ctx = ctx;
+	pthread_mutex_init(&cb->watch_lock, NULL);
+	{
+		pthread_condattr_t ca;
+
+		pthread_condattr_init(&ca);
+		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+		pthread_cond_init(&cb->watch_cond, &ca);
+		pthread_condattr_destroy(&ca);
+	}
+	int rc = pthread_create(&cb->watcher, NULL, watch_signatures, cb);
+	if (rc) {
+		snprintf(err, errlen, "backend clamd: starting the signature watcher: %s",
+			 strerror(rc));
+		backend_destroy(b);
+		return -1;
+	}
+	cb->watching = 1;
 	return 0;
 }

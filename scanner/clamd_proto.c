@@ -87,6 +87,12 @@ void clamd_parse_reply(const char *buf, size_t len, unsigned int id,
 			set(r, CLAMD_REPLY_PONG, p, end);
 		return;
 	}
+	if (req == CLAMD_REQ_VERSION) {
+		/* the engine's version, the signatures' version and date */
+		if (starts(p, end, "ClamAV "))
+			set(r, CLAMD_REPLY_VERSION, p, end);
+		return;
+	}
 	/*
 	 * Errors come with the object's name ("fd[7]: Not a regular file
 	 * ERROR", "stream: Can't allocate memory ERROR") or without it
@@ -123,6 +129,7 @@ const char *clamd_reply_kind_name(enum clamd_reply_kind k)
 	case CLAMD_REPLY_ERROR: return "ERROR";
 	case CLAMD_REPLY_SIZE_LIMIT: return "size limit";
 	case CLAMD_REPLY_PONG: return "PONG";
+	case CLAMD_REPLY_VERSION: return "VERSION";
 	default: return "unexpected";
 	}
 }

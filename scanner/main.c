@@ -93,6 +93,19 @@ static void log_stats(struct app *app)
 		app->sc.backend.ops->log_stats(&app->sc.backend);
 }
 
+/*
+ * A clamd server loaded other signatures: what was clean by the old ones
+ * is scanned again, as after a reload of the in-process engine.
+ */
+static void clamd_signatures_changed(void *ctx)
+{
+	struct scanner *sc = ctx;
+
+	cache_clear(&sc->cache);
+	atomic_fetch_add(&sc->stats.reloads, 1);
+	log_notice("clamd loaded new signatures: verdict cache cleared");
+}
+
 static void *reload_main(void *arg)
 {
 	struct reloader *r = arg;
@@ -391,7 +404,9 @@ int main(int argc, char **argv)
 	 * the seconds the signatures take to load.
 	 */
 	if (app.cfg.backend == BACKEND_CLAMD) {
-		if (backend_clamd_init(&app.sc.backend, &app.cfg, err, sizeof(err))) {
+		if (backend_clamd_init(&app.sc.backend, &app.cfg,
+				       clamd_signatures_changed, &app.sc, err,
+				       sizeof(err))) {
 			log_error("%s", err);
 			goto out_source;
 		}

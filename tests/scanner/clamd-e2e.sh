@@ -22,6 +22,10 @@
 #             allowed as clean (the limits policy, never cached); with a
 #             stream_max_length above clamd's StreamMaxLength, clamd's
 #             size-limit reply is an error for on_error, never clean.
+#   signatures  clamd loads a new signature on its own (RELOAD, as after
+#             freshclam): the scanner notices its new VERSION and drops its
+#             cached clean verdicts; a file that was clean (and cached) is
+#             now denied.
 #   haproxy   two clamd behind HAProxy on 127.0.0.1 (the configuration of
 #             Documentation/userspace.md): the scanner uses the one
 #             endpoint, both servers take scans; one killed, the verdicts
@@ -353,7 +357,51 @@ HAEOF
 	pass "clamd c1 killed: verdicts right through haproxy: ${st#*statistics: }"
 	stop_scanner "$LOG"
 	;;
+signatures)
+	# Signatures with a version, as ClamAV's daily.cvd has (VERSION shows
+	# it; loose .ndb files have none): an unsigned daily.cud built by
+	# sigtool from the test signatures (and SIGS, extra .ndb lines).
+	command -v sigtool >/dev/null || fail "needs sigtool (package clamav)"
+	# make_daily VERSION [SIGS]: $W/db holds just daily.cud, version VERSION
+	make_daily() {
+		_b=$W/daily-$1
+		mkdir -p "$_b"
+		{ cat "$DB_SRC"/*.ndb; [ -z "${2:-}" ] || printf '%s\n' "$2"; } > "$_b/daily.ndb"
+		cat "$DB_SRC"/*.hdb > "$_b/daily.hdb"
+		echo "DazukoFS test signatures" > "$_b/COPYING"	# sigtool wants one
+		(cd "$_b" && echo dazukofs-test | sigtool --build=daily.cud --unsigned \
+			--cvd-version="$1" --max-bad-sigs=10 --datadir="$_b") \
+			> "$_b/sigtool.log" 2>&1 || { cat "$_b/sigtool.log"; fail "sigtool --build"; }
+		rm -f "$W/db"/*
+		cp "$_b/daily.cud" "$W/db/"
+	}
+	make_daily 100
+	start_clamd c1 -
+	SOCK=$W/c1/sock
+	echo "innocent DAZUKOFS-NEW-SIGNATURE-9d2e here" > "$M/newsig.txt"
+	LOG=$W/signatures.log
+	start_scanner "$LOG" --local-socket "$SOCK"
+	wait_log 10 "$LOG" "clamd $SOCK: ClamAV [^ ]*/100/"
+	expect_denied "$M/eicar.com"
+	expect_allowed "$M/newsig.txt"
+	expect_allowed "$M/newsig.txt"
+	_n=$(grep -c 'statistics:' "$LOG")
+	kill -USR1 "$PID"
+	wait_log 10 "$LOG" 'statistics:' $((_n + 1))
+	st=$(grep 'statistics: events=' "$LOG" | tail -1)
+	[ "$(stat_of "$st" cache_hits)" -ge 1 ] ||
+		fail "the clean verdict was not cached, the test proves nothing: $st"
+	# clamd loads new signatures on its own (as after freshclam's update
+	# and its RELOAD): the cached clean verdict must go with them
+	make_daily 101 "Dazukofs.Test.New:0:*:$(printf '%s' DAZUKOFS-NEW-SIGNATURE-9d2e | od -An -tx1 | tr -d ' \n')"
+	[ "$(clamd_command "$SOCK" RELOAD)" = RELOADING ] || fail "clamd RELOAD"
+	wait_log 30 "$LOG" "clamd $SOCK: new signatures ('ClamAV [^ ]*/101/"
+	wait_log 10 "$LOG" 'clamd loaded new signatures: verdict cache cleared'
+	expect_denied "$M/newsig.txt"
+	stop_scanner "$LOG"
+	;;
 *)
-	fail "usage: clamd-e2e.sh local|tcp|failover|oversize|haproxy SCANNER DBDIR" ;;
+	fail "usage: clamd-e2e.sh local|tcp|failover|oversize|haproxy|signatures SCANNER DBDIR" ;;
+
 esac
 echo "scanner-clamd-$MODE: all passed in $(( $(now_ms) - t0 )) ms"

@@ -60,6 +60,19 @@ EOF
 	fi
 }
 
+# clamd_command ADDR CMD: send zCMD to the clamd at ADDR (socket path),
+# print its reply
+clamd_command() {
+	$PY - "$1" "$2" <<'EOF'
+import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.settimeout(10)
+s.connect(sys.argv[1])
+s.sendall(b'z' + sys.argv[2].encode() + b'\0')
+print(s.recv(1024).rstrip(b'\0\n').decode())
+EOF
+}
+
 # kill_clamd PID: gone (waited for)
 kill_clamd() {
 	kill -9 "$1"

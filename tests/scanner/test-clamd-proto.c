@@ -114,6 +114,19 @@ static void test_ping(void **state)
 	EXPECT("PONGS", 0, CLAMD_REQ_PING, CLAMD_REPLY_UNEXPECTED, "PONGS");
 }
 
+/* VERSION: the whole string, which changes when clamd loads new signatures */
+static void test_version(void **state)
+{
+	(void)state;
+	EXPECT("3: ClamAV 1.4.6/101/Fri Dec  4 18:38:49 2026", 3, CLAMD_REQ_VERSION,
+	       CLAMD_REPLY_VERSION, "ClamAV 1.4.6/101/Fri Dec  4 18:38:49 2026");
+	EXPECT("ClamAV 1.4.6", 0, CLAMD_REQ_VERSION, CLAMD_REPLY_VERSION, "ClamAV 1.4.6");
+	EXPECT("2: ClamAV 1.4.6", 3, CLAMD_REQ_VERSION, CLAMD_REPLY_UNEXPECTED,
+	       "2: ClamAV 1.4.6");
+	EXPECT("3: PONG", 3, CLAMD_REQ_VERSION, CLAMD_REPLY_UNEXPECTED, "3: PONG");
+	EXPECT("ClamAV 1.4.6", 0, CLAMD_REQ_FD, CLAMD_REPLY_UNEXPECTED, "ClamAV 1.4.6");
+}
+
 static void test_long_text_cut(void **state)
 {
 	char buf[CLAMD_REPLY_MAX];
@@ -148,6 +161,7 @@ int main(void)
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_unexpected),
 		cmocka_unit_test(test_ping),
+		cmocka_unit_test(test_version),
 		cmocka_unit_test(test_long_text_cut),
 		cmocka_unit_test(test_chunk_header),
 	};
