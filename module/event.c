@@ -123,6 +123,19 @@ static struct dazukofs_event *dazukofs_alloc_event(const struct path *lower,
 	return event;
 }
 
+/* A gevent that was QUEUED or IN_HAND left its group's lists: uncount it. */
+static void dazukofs_count_out(struct dazukofs_group *group,
+			       enum dazukofs_gevent_state was)
+{
+	if (was == DAZUKOFS_GE_QUEUED) {
+		atomic_dec(&group->stats.waiting);
+		atomic_dec(&dazukofs_global_stats.waiting);
+	} else {
+		atomic_dec(&group->stats.in_hand);
+		atomic_dec(&dazukofs_global_stats.in_hand);
+	}
+}
+
 /*
  * The opener was killed: withdraw every part not settled yet, queued or in
  * a worker's hands.  Nobody waits for the verdict any more, so nothing
@@ -148,13 +161,7 @@ static void dazukofs_withdraw(struct dazukofs_event *event)
 		spin_unlock(&group->lock);
 		if (was == DAZUKOFS_GE_DONE)
 			continue;
-		if (was == DAZUKOFS_GE_QUEUED) {
-			atomic_dec(&group->stats.waiting);
-			atomic_dec(&dazukofs_global_stats.waiting);
-		} else {
-			atomic_dec(&group->stats.in_hand);
-			atomic_dec(&dazukofs_global_stats.in_hand);
-		}
+		dazukofs_count_out(group, was);
 		atomic64_inc(&group->stats.cancelled);
 		dazukofs_settle(ge, DAZUKOFS_ALLOW);
 	}
@@ -268,13 +275,7 @@ static void dazukofs_expire(struct dazukofs_event *event)
 		spin_unlock(&group->lock);
 		if (was == DAZUKOFS_GE_DONE)
 			continue;
-		if (was == DAZUKOFS_GE_QUEUED) {
-			atomic_dec(&group->stats.waiting);
-			atomic_dec(&dazukofs_global_stats.waiting);
-		} else {
-			atomic_dec(&group->stats.in_hand);
-			atomic_dec(&dazukofs_global_stats.in_hand);
-		}
+		dazukofs_count_out(group, was);
 		atomic64_inc(&group->stats.timeouts);
 		atomic64_inc(&dazukofs_global_stats.timeouts);
 		dazukofs_settle(ge, ge->timeout_action);

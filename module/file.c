@@ -86,20 +86,24 @@ static int dazukofs_may_open_lower(const struct inode *lower_inode,
 	return 0;
 }
 
-static int dazukofs_open(struct inode *inode, struct file *file)
+/*
+ * Before any open of a dazukofs file: the flags refreshed (fcntl(F_SETFL)
+ * checks IS_APPEND on this inode) and checked against the lower's.
+ */
+static int dazukofs_open_check(struct inode *inode, struct file *file,
+			       const struct path *lower_path)
 {
-	struct path lower_path;
-	struct file *lower;
-	int err;
-
-	dazukofs_lower_path(file->f_path.dentry, &lower_path);
-	/* Also for fcntl(F_SETFL), which checks IS_APPEND on this inode. */
 	dazukofs_copy_flags(inode);
-	err = dazukofs_may_open_lower(d_inode(lower_path.dentry), file);
-	if (err)
-		return err;
+	return dazukofs_may_open_lower(d_inode(lower_path->dentry), file);
+}
+
+/* Open the lower file that the dazukofs file does its I/O through. */
+static int dazukofs_open_lower(struct file *file, const struct path *lower_path)
+{
+	struct file *lower;
+
 	/* Creation and truncation were done through the inode operations. */
-	lower = dentry_open(&lower_path,
+	lower = dentry_open(lower_path,
 			    file->f_flags & ~(O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC),
 			    current_cred());
 	if (IS_ERR(lower))
@@ -110,13 +114,19 @@ static int dazukofs_open(struct inode *inode, struct file *file)
 	return 0;
 }
 
-/*
- * Regular files: every open is an access event first, except the opens
- * that make no fsnotify events either (FMODE_NONOTIFY): fanotify's event
- * fds.  A listener that watches a dazukofs mount would otherwise wait for
- * a dazukofs worker in its read(), and deadlock if that worker waits for
- * the listener.  Userspace cannot ask for such an open.
- */
+static int dazukofs_open(struct inode *inode, struct file *file)
+{
+	struct path lower_path;
+	int err;
+
+	dazukofs_lower_path(file->f_path.dentry, &lower_path);
+	err = dazukofs_open_check(inode, file, &lower_path);
+	if (err)
+		return err;
+	return dazukofs_open_lower(file, &lower_path);
+}
+
+/* Regular files: every open is an access event first. */
 static int dazukofs_file_open(struct inode *inode, struct file *file)
 {
 	struct path lower_path;
@@ -124,7 +134,7 @@ static int dazukofs_file_open(struct inode *inode, struct file *file)
 
 	dazukofs_lower_path(file->f_path.dentry, &lower_path);
 	/* No event for an open that the lower's flags refuse anyway. */
-	err = dazukofs_may_open_lower(d_inode(lower_path.dentry), file);
+	err = dazukofs_open_check(inode, file, &lower_path);
 	if (err)
 		return err;
 	if (!dazukofs_file_nonotify(file)) {
@@ -132,7 +142,7 @@ static int dazukofs_file_open(struct inode *inode, struct file *file)
 		if (err)
 			return err;
 	}
-	return dazukofs_open(inode, file);
+	return dazukofs_open_lower(file, &lower_path);
 }
 
 static int dazukofs_release(struct inode *inode, struct file *file)

@@ -72,18 +72,6 @@ static const struct {
 	{ "MaxThreads", "clamd's connection threads; on-access scanning threads are workers (OnAccessMaxThreads)" },
 };
 
-static char *trim(char *s)
-{
-	char *e;
-
-	while (isspace((unsigned char)*s))
-		s++;
-	e = s + strlen(s);
-	while (e > s && isspace((unsigned char)e[-1]))
-		*--e = 0;
-	return s;
-}
-
 /* One mapped option: the key and value, checked; 0 printed, -1 noted. */
 static int emit(FILE *out, FILE *notes, const char *where, const char *opt,
 		const char *key, const char *value)
@@ -186,7 +174,7 @@ int clamdconf_import(const char *path, FILE *out, FILE *notes)
 	fprintf(out, "# dazuko-clamscan settings from %s (clamscan.conf(5));\n"
 		"# each line names the clamd option it comes from.\n", path);
 	while (getline(&line, &cap, f) >= 0) {
-		char *s = trim(line), *opt, *value;
+		char *s = config_trim(line), *opt, *value;
 
 		lineno++;
 		/* clamd.conf: "Option value", '#' starts a comment line */
@@ -196,7 +184,7 @@ int clamdconf_import(const char *path, FILE *out, FILE *notes)
 		value = s + strcspn(s, " \t");
 		if (*value)
 			*value++ = 0;
-		value = trim(value);
+		value = config_trim(value);
 		/* clamd's values may be quoted */
 		if (strlen(value) >= 2 && value[0] == '"' && value[strlen(value) - 1] == '"') {
 			value[strlen(value) - 1] = 0;

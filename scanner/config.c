@@ -540,7 +540,7 @@ int config_set(struct config *cfg, const char *key_in, const char *value,
 	return 0;
 }
 
-static char *trim(char *s)
+char *config_trim(char *s)
 {
 	char *e;
 
@@ -605,7 +605,7 @@ int config_load_file(struct config *cfg, const char *path, int must_exist,
 				*hash = 0;
 				break;
 			}
-		s = trim(line);
+		s = config_trim(line);
 		if (!*s)
 			continue;
 		eq = strchr(s, '=');
@@ -620,8 +620,8 @@ int config_load_file(struct config *cfg, const char *path, int must_exist,
 			break;
 		}
 		*eq = 0;
-		key = trim(s);
-		value = trim(eq + 1);
+		key = config_trim(s);
+		value = config_trim(eq + 1);
 		if (!*key || !*value) {
 			snprintf(err, errlen, "%s:%u: %s", path, lineno,
 				 !*key ? "a key is missing before '='" : "a value is missing after '='");

@@ -153,4 +153,7 @@ int config_parse_bool(const char *s, int *out);
 int config_parse_hostport(const char *s, char *host, size_t hostlen,
 			  char *port, size_t portlen);
 
+/* s without leading and trailing white space (cut in place) */
+char *config_trim(char *s);
+
 #endif

@@ -18,20 +18,12 @@ SCANNER=$2
 DB_SRC=$3
 . "$(dirname "$0")/common.sh"
 
-[ "$(id -u)" = 0 ] || fail "needs root (fanotify permission events)"
-W=$(mktemp -d /var/tmp/scanner-admin.XXXXXX)
-M=$W/mnt
+. "$(dirname "$0")/host-e2e.sh"
+
+e2e_workdir admin size=16m,mode=0755
 LOG=$W/scanner.log
-PID=
-cleanup() {
-	[ -n "$PID" ] && kill -9 "$PID" 2>/dev/null
-	umount "$M" 2>/dev/null
-	rm -rf "$W"
-}
-trap cleanup EXIT
-mkdir -p "$M" "$W/db"
+mkdir -p "$W/db"
 cp "$DB_SRC"/* "$W/db/"
-mount -t tmpfs -o size=16m,mode=0755 scanner-admin "$M" || fail "mount tmpfs"
 echo "clean text" > "$M/clean.txt"
 make_eicar "$M/eicar.com"
 chmod 0644 "$M"/*
@@ -48,13 +40,7 @@ start_scanner() {
 }
 
 # stop_scanner: SIGTERM, exit status 0 (ASan's reports fail it)
-stop_scanner() {
-	kill -TERM "$PID"
-	wait "$PID"
-	_rc=$?
-	PID=
-	[ "$_rc" = 0 ] || { cat "$LOG"; fail "scanner exited with $_rc"; }
-}
+stop_scanner() { e2e_stop "$LOG"; }
 
 # statistics: the last statistics line, after SIGUSR1
 statistics() {

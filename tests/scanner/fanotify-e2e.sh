@@ -16,20 +16,12 @@ SCANNER=$1
 DB_SRC=$2
 . "$(dirname "$0")/common.sh"
 
-[ "$(id -u)" = 0 ] || fail "needs root (fanotify permission events)"
-W=$(mktemp -d /var/tmp/scanner-fan.XXXXXX)
-M=$W/mnt
+. "$(dirname "$0")/host-e2e.sh"
+
+e2e_workdir fan size=16m
 LOG=$W/scanner.log
-PID=
-cleanup() {
-	[ -n "$PID" ] && kill -9 "$PID" 2>/dev/null
-	umount "$M" 2>/dev/null
-	rm -rf "$W"
-}
-trap cleanup EXIT
-mkdir -p "$M" "$W/db"
+mkdir -p "$W/db"
 cp "$DB_SRC"/* "$W/db/"
-mount -t tmpfs -o size=16m scanner-fan "$M" || fail "mount tmpfs"
 
 echo "clean text" > "$M/clean.txt"
 make_eicar "$M/eicar.com"
@@ -116,10 +108,6 @@ kill -USR1 "$PID"
 wait_log 10 "$LOG" 'statistics: .*infected=[1-9]'
 pass "SIGUSR1 statistics: $(grep 'statistics:' "$LOG" | tail -1 | sed 's/.*statistics: //')"
 
-kill -TERM "$PID"
-wait "$PID"
-rc=$?
-PID=
-[ "$rc" = 0 ] || { cat "$LOG"; fail "scanner exited with $rc after SIGTERM"; }
+e2e_stop "$LOG"
 expect_allowed "$M/eicar.com"	# nobody watches any more
 echo "scanner-fanotify: all passed in $(( $(now_ms) - t0 )) ms"

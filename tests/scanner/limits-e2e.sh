@@ -17,19 +17,10 @@ SCANNER=$1
 DB=$2
 . "$(dirname "$0")/common.sh"
 
-[ "$(id -u)" = 0 ] || fail "needs root (fanotify permission events)"
+. "$(dirname "$0")/host-e2e.sh"
 command -v zip >/dev/null || fail "needs zip (scripts/setup installs it)"
-W=$(mktemp -d /var/tmp/scanner-limits.XXXXXX)
-M=$W/mnt
-PID=
-cleanup() {
-	[ -n "$PID" ] && kill -9 "$PID" 2>/dev/null
-	umount "$M" 2>/dev/null
-	rm -rf "$W"
-}
-trap cleanup EXIT
-mkdir -p "$M" "$W/src"
-mount -t tmpfs -o size=32m scanner-limits "$M" || fail "mount tmpfs"
+e2e_workdir limits size=32m
+mkdir -p "$W/src"
 
 # The test files, made before the scanner watches (zip reads no events then).
 cd "$W/src" || fail "cd $W/src"
@@ -63,13 +54,7 @@ start_scanner() {
 	wait_log 60 "$_log" 'notice: ready:'
 }
 
-stop_scanner() {
-	kill -TERM "$PID"
-	wait "$PID"
-	_rc=$?
-	PID=
-	[ "$_rc" = 0 ] || { cat "$1"; fail "scanner exited with $_rc after SIGTERM"; }
-}
+stop_scanner() { e2e_stop "$1"; }
 
 # stats LOG: the last statistics line, after a fresh SIGUSR1
 stats() {
