@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 
 #include "engine.h"
 
@@ -38,6 +39,15 @@ struct backend_ops {
 	void (*log_stats)(struct backend *b);
 	/* A few words for the status line ("" if none). */
 	void (*status)(struct backend *b, char *buf, size_t len);
+	/*
+	 * 1 if pid (a tgid) is a live local process that this backend's
+	 * scans wait for (a local clamd), else 0; may be NULL (none).  Such
+	 * a process's own opens on a watched filesystem must be answered
+	 * without a scan: a scan would wait for it while it waits for the
+	 * scan.  Thread-safe and cheap for any other pid: the fanotify
+	 * reader asks for every event.
+	 */
+	int (*waits_on)(struct backend *b, pid_t pid);
 	void (*destroy)(struct backend *b);
 };
 
@@ -52,11 +62,18 @@ void backend_libclamav_init(struct backend *b, struct engine_holder *h);
 /*
  * clamd servers from cfg (kept by reference); -1 with a message.  A
  * thread asks the servers for their VERSION every few seconds and calls
- * signatures_changed(ctx) when one has loaded other signatures.
+ * signatures_changed(ctx) when one has loaded other signatures.  The
+ * local clamd's pid is learnt at each connection (waits_on).
  */
 int backend_clamd_init(struct backend *b, const struct config *cfg,
 		       void (*signatures_changed)(void *ctx), void *ctx,
 		       char *err, size_t errlen);
+
+/* See backend_ops.waits_on; 0 for no backend (yet) or none to wait on. */
+static inline int backend_waits_on(struct backend *b, pid_t pid)
+{
+	return b && b->ops && b->ops->waits_on && b->ops->waits_on(b, pid);
+}
 
 static inline void backend_destroy(struct backend *b)
 {

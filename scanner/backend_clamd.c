@@ -12,6 +12,11 @@
  * ("down") for clamd_retry_ms, and the request goes to the next server;
  * after that time one request tries it again.  Only an answer (OK, FOUND)
  * is a verdict; everything else is SCAN_ERROR, for on_error.
+ *
+ * The local clamd's process is learnt at each connection (SO_PEERCRED),
+ * so that the fanotify source answers its own opens at once (waits_on):
+ * its temporary files and signatures may be on the watched filesystem,
+ * and a scan of those would wait for the clamd that waits for the scan.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,9 +26,11 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/pidfd.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -72,7 +79,19 @@ struct clamd_server {
 	char why[256];			/* down: the failure that took it out */
 	uint64_t scans, errors, failovers, latency_us_sum, latency_us_max;
 	char version[256];		/* VERSION's last answer, "" until one */
+	/*
+	 * A local server's process, from the last connection's SO_PEERCRED:
+	 * pid is read without the lock (the fanotify reader asks for every
+	 * event); pidfd, under the lock, tells whether that process still
+	 * lives, so that a number reused after clamd died is not taken for
+	 * clamd.  0 and -1: unknown.
+	 */
+	atomic_int pid;
+	int pidfd;
+	int pid_warned;			/* an unknown pid was logged */
 };
+
+_Static_assert(sizeof(pid_t) == sizeof(int), "pid_t kept in an atomic_int");
 
 /*
  * How often each server is asked for its VERSION: clamd reloads its
@@ -224,9 +243,113 @@ static int connect_one(int family, const struct sockaddr *sa, socklen_t salen,
 	return fd;
 }
 
+/* 1 if the process of pidfd has not exited. */
+static int pidfd_alive(int pidfd)
+{
+	struct pollfd p = { .fd = pidfd, .events = POLLIN };
+
+	return pidfd >= 0 && poll(&p, 1, 0) == 0;
+}
+
+/* s's process is unknown from now on (under s->lock). */
+static void server_forget_pid(struct clamd_server *s)
+{
+	atomic_store(&s->pid, 0);
+	if (s->pidfd >= 0)
+		close(s->pidfd);
+	s->pidfd = -1;
+}
+
+/*
+ * Why the process at the other end of fd cannot be told apart: "" if it
+ * can, then *pid and *pidfd are set (a new pidfd, or -1 when pid is the
+ * one known already and alive).
+ */
+static void peer_process(struct clamd_server *s, int fd, pid_t *pid, int *pidfd,
+			 char *why, size_t whylen)
+{
+	struct ucred cr;
+	socklen_t len = sizeof(cr);
+
+	*why = 0;
+	*pidfd = -1;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len)) {
+		snprintf(why, whylen, "SO_PEERCRED: %s", strerror(errno));
+		return;
+	}
+	*pid = cr.pid;
+	if (cr.pid <= 0) {
+		snprintf(why, whylen, "clamd is in another pid namespace");
+		return;
+	}
+	/*
+	 * The credentials are those of whoever called listen(): with socket
+	 * activation, systemd's.  Never take pid 1 (or this one) for clamd.
+	 */
+	if (cr.pid == 1 || cr.pid == getpid()) {
+		snprintf(why, whylen, "the socket was made by pid %d, not by clamd (systemd's socket activation?)",
+			 (int)cr.pid);
+		return;
+	}
+	pthread_mutex_lock(&s->lock);
+	if (atomic_load(&s->pid) == cr.pid && pidfd_alive(s->pidfd)) {
+		pthread_mutex_unlock(&s->lock);
+		return;		/* the same clamd as before */
+	}
+	pthread_mutex_unlock(&s->lock);
+	*pidfd = pidfd_open(cr.pid, 0);
+	if (*pidfd < 0) {
+		int e = errno;
+
+		snprintf(why, whylen, "pidfd_open(%d): %s%s", (int)cr.pid, strerror(e),
+			 e == ESRCH ? " (the process that made the socket has exited)" : "");
+	}
+}
+
+/*
+ * After each connection to the local server s: learn which process it is,
+ * for waits_on.  Asking every time keeps up with a restarted clamd (a new
+ * pid) before its first request; a known pid costs a getsockopt and a poll.
+ */
+static void server_learn_pid(struct clamd_backend *cb, struct clamd_server *s, int fd)
+{
+	char why[200];
+	int pidfd, warn = 0, learnt = 0;
+	pid_t pid = 0;
+
+	peer_process(s, fd, &pid, &pidfd, why, sizeof(why));
+	if (!why[0] && pidfd < 0)
+		return;
+	pthread_mutex_lock(&s->lock);
+	if (why[0]) {
+		/* whatever was known, the socket is someone else's now */
+		server_forget_pid(s);
+		warn = !s->pid_warned;
+		s->pid_warned = 1;
+	} else if (atomic_load(&s->pid) == pid && pidfd_alive(s->pidfd)) {
+		close(pidfd);	/* another worker learnt it first */
+	} else {
+		server_forget_pid(s);
+		s->pidfd = pidfd;
+		atomic_store(&s->pid, pid);
+		s->pid_warned = 0;
+		learnt = 1;
+	}
+	pthread_mutex_unlock(&s->lock);
+	if (learnt)
+		log_info("clamd %s: pid %d%s", s->name, (int)pid,
+			 cb->cfg->source == SOURCE_FANOTIFY ?
+			 " (its opens are answered at once, unscanned)" : "");
+	else if (warn && cb->cfg->source == SOURCE_FANOTIFY)
+		log_warning("clamd %s: its pid is unknown (%s): its opens on the watched filesystem wait for a scan; keep its TemporaryDirectory and DatabaseDirectory off it",
+			    s->name, why);
+	else if (warn)
+		log_debug("clamd %s: its pid is unknown: %s", s->name, why);
+}
+
 /* A new session with s; NULL with why. */
-static struct clamd_conn *conn_open(struct clamd_server *s, uint64_t deadline_us,
-				    char *why, size_t whylen)
+static struct clamd_conn *conn_open(struct clamd_backend *cb, struct clamd_server *s,
+				    uint64_t deadline_us, char *why, size_t whylen)
 {
 	static const char idsession[] = "zIDSESSION";
 	struct clamd_conn *c;
@@ -242,6 +365,8 @@ static struct clamd_conn *conn_open(struct clamd_server *s, uint64_t deadline_us
 			snprintf(why, whylen, "connect: %s", strerror(errno));
 			return NULL;
 		}
+		/* before the request: clamd's opens for it must not wait */
+		server_learn_pid(cb, s, fd);
 	} else {
 		struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res, *ai;
 		int rc = getaddrinfo(s->host, s->port, &hints, &res);
@@ -470,7 +595,7 @@ static enum attempt ask(struct clamd_backend *cb, struct clamd_server *s, int fd
 
 	for (;;) {
 		if (!c) {
-			c = conn_open(s, deadline_us, why, whylen);
+			c = conn_open(cb, s, deadline_us, why, whylen);
 			if (!c)
 				return ATTEMPT_SERVER;
 		}
@@ -759,6 +884,33 @@ static void *watch_signatures(void *arg)
 	return NULL;
 }
 
+/*
+ * backend_ops.waits_on: is pid a local clamd's?  Lock-free unless it is;
+ * a clamd that has exited is forgotten, its number may be anyone's now.
+ */
+static int cd_waits_on(struct backend *b, pid_t pid)
+{
+	struct clamd_backend *cb = b->priv;
+	int yes = 0;
+
+	for (size_t i = 0; pid > 0 && i < cb->n && !yes; i++) {
+		struct clamd_server *s = &cb->servers[i];
+		int gone;
+
+		if (atomic_load_explicit(&s->pid, memory_order_relaxed) != pid)
+			continue;
+		pthread_mutex_lock(&s->lock);
+		yes = atomic_load(&s->pid) == pid && pidfd_alive(s->pidfd);
+		gone = !yes && atomic_load(&s->pid) == pid;
+		if (gone)
+			server_forget_pid(s);
+		pthread_mutex_unlock(&s->lock);
+		if (gone)
+			log_info("clamd %s: pid %d has exited", s->name, (int)pid);
+	}
+	return yes;
+}
+
 static void cd_destroy(struct backend *b)
 {
 	struct clamd_backend *cb = b->priv;
@@ -781,6 +933,7 @@ static void cd_destroy(struct backend *b)
 			s->idle = c->next;
 			conn_close(c, 1);
 		}
+		server_forget_pid(s);
 		pthread_mutex_destroy(&s->lock);
 	}
 	free(cb->servers);
@@ -792,6 +945,7 @@ static const struct backend_ops clamd_ops = {
 	.scan = cd_scan,
 	.log_stats = cd_log_stats,
 	.status = cd_status,
+	.waits_on = cd_waits_on,
 	.destroy = cd_destroy,
 };
 
@@ -855,8 +1009,10 @@ int backend_clamd_init(struct backend *b, const struct config *cfg,
 		snprintf(s->name, sizeof(s->name), "%s", cfg->tcp_servers.items[i]);
 		cb->n++;
 	}
-	for (size_t i = 0; i < cb->n; i++)
+	for (size_t i = 0; i < cb->n; i++) {
 		pthread_mutex_init(&cb->servers[i].lock, NULL);
+		cb->servers[i].pidfd = -1;
+	}
 	b->ops = &clamd_ops;
 	b->priv = cb;
 	ping_all(cb);

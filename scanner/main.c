@@ -387,6 +387,8 @@ int main(int argc, char **argv)
 
 	app.source.cache = &app.sc.cache;
 	app.source.stats = &app.sc.stats;
+	/* set up below, before the source starts */
+	app.source.backend = &app.sc.backend;
 	app.source.stop_fd = app.sc.stop_fd;
 	if (app.cfg.source == SOURCE_DAZUKOFS)
 		rc = source_dazukofs_open(&app.source, &app.cfg, err, sizeof(err));

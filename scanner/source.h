@@ -15,6 +15,7 @@
 #include "config.h"
 #include "stats.h"
 
+struct backend;
 struct source;
 struct source_worker;
 
@@ -60,6 +61,12 @@ struct source {
 	/* Set by the caller before opening: */
 	struct cache *cache;		/* told of files that were written */
 	struct stats *stats;		/* errors outside a worker */
+	/*
+	 * Who scans (may be NULL): the processes it waits for (a local
+	 * clamd) have their opens answered at once, like this process's.
+	 * Read once started; its ops must be set before ops->start().
+	 */
+	struct backend *backend;
 	int stop_fd;			/* eventfd: readable once stopping */
 	void *priv;
 };

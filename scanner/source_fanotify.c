@@ -9,10 +9,12 @@
  * through a queue.  It answers this process's own opens at once (libclamav
  * reading signatures or writing its temporary files on the watched
  * filesystem), so that the scanner never waits on itself however many
- * workers are busy.  It also drops cached verdicts of files that were
- * written (FAN_MODIFY, FAN_CLOSE_WRITE).  The queue is unlimited: a
- * permission event that overflows fanotify's queue is allowed by the
- * kernel unseen.
+ * workers are busy, and likewise those of the processes the backend waits
+ * for (a local clamd writing its temporary files there: a scan of those
+ * would wait for the clamd that waits for it).  It also drops cached
+ * verdicts of files that were written (FAN_MODIFY, FAN_CLOSE_WRITE).
+ * The queue is unlimited: a permission event that overflows fanotify's
+ * queue is allowed by the kernel unseen.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,6 +28,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "backend.h"
 #include "log.h"
 #include "source.h"
 
@@ -97,6 +100,16 @@ static void answer_unqueued(struct source *src, struct fan_source *fs,
 	close(m->fd);
 }
 
+/*
+ * An open that must not wait for a scan: this process's own, or one of a
+ * process the backend waits for.  pid is the event's, the opener's tgid
+ * (the group has no FAN_REPORT_TID), as getpid() and SO_PEERCRED give it.
+ */
+static int is_own(struct source *src, const struct fan_source *fs, pid_t pid)
+{
+	return pid == fs->self || backend_waits_on(src->backend, pid);
+}
+
 /* One buffer of events: own and write events handled, the rest queued. */
 static void reader_dispatch(struct source *src, struct fan_source *fs,
 			    const char *buf, ssize_t len)
@@ -121,12 +134,16 @@ static void reader_dispatch(struct source *src, struct fan_source *fs,
 		if (m->fd < 0)
 			continue;
 		if (!(m->mask & FAN_OPEN_PERM)) {
+			/*
+			 * A clamd's writes still drop verdicts: forgetting is
+			 * never unsafe, and asking the backend costs more.
+			 */
 			if (m->mask & FAN_WRITE_EVENTS && m->pid != fs->self)
 				forget_written(src, m->fd);
 			close(m->fd);
 			continue;
 		}
-		if (m->pid == fs->self) {
+		if (is_own(src, fs, m->pid)) {
 			fan_answer_fd(fs->fd, m->fd, VERDICT_ALLOW);
 			close(m->fd);
 			continue;

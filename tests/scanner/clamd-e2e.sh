@@ -30,8 +30,16 @@
 #             Documentation/userspace.md): the scanner uses the one
 #             endpoint, both servers take scans; one killed, the verdicts
 #             stay right.
+#   fanotify  a local clamd (one thread) whose TemporaryDirectory and
+#             DatabaseDirectory are on the watched filesystem: archives make
+#             it write temporary files there, and its opens must not wait
+#             for the scanner that waits for it.  An infected zip and
+#             tar.gz are denied, a clean zip opens, each well within 20 s
+#             (none hangs); the scanner scanned none of clamd's files
+#             (temporary ones, signatures read at a RELOAD); restarted,
+#             clamd's new pid is learnt and its opens go unscanned again.
 # Every wait has a deadline.
-# Usage: clamd-e2e.sh local|tcp|failover|oversize|haproxy SCANNER DBDIR
+# Usage: clamd-e2e.sh local|tcp|failover|oversize|haproxy|signatures|fanotify SCANNER DBDIR
 set -u
 MODE=$1
 SCANNER=$2
@@ -400,8 +408,97 @@ signatures)
 	expect_denied "$M/newsig.txt"
 	stop_scanner "$LOG"
 	;;
+fanotify)
+	# clamd's own files on the watched filesystem: every open it makes
+	# there (its temporary files while it unpacks an archive, its
+	# signatures at a RELOAD) is a permission event.  With one clamd
+	# thread, an event of clamd's that waited for a scan by that same
+	# clamd would wait until the request timed out (30 s here): bounded
+	# by 20 s, such an open fails the test rather than hang it.
+	CT=$M/clamd-tmp CD=$M/clamd-db
+	mkdir -p "$CD"
+	cp "$W/db"/* "$CD/"
+	mkdir -p "$W/arc"
+	make_eicar "$W/arc/eicar.com"
+	echo "clean text in an archive" > "$W/arc/clean.txt"
+	echo "more clean text, restarted" > "$W/arc/clean2.txt"
+	# zip: clamd writes each member to a temporary file and scans that
+	for z in eicar clean clean2; do
+		(cd "$W/arc" && zip -q "$M/$z.zip" "$z".*) || fail "zip $z"
+	done
+	tar -C "$W/arc" -czf "$M/eicar.tar.gz" eicar.com || fail "tar"
+	# LeaveTemporaryFiles: to see that clamd's temporary files were there
+	CLAMD_TMPDIR=$CT CLAMD_DBDIR=$CD CLAMD_THREADS=1 \
+		CLAMD_EXTRA_CONF="LeaveTemporaryFiles yes" start_clamd c1 -
+	SOCK=$W/c1/sock
+	LOG=$W/fanotify.log
+	start_scanner "$LOG" --local-socket "$SOCK" --on-error deny \
+		--clamd-timeout-ms 30000 --clamd-retry-ms 300
+	# open_within SECS FILE: OPENED=allowed or denied (EPERM); fails the
+	# test if the open takes SECS or more, or fails otherwise
+	open_within() {
+		_t=$(now_ms)
+		_err=$(timeout -s KILL "$1" cat "$2" 2>&1 >/dev/null)
+		_rc=$?
+		[ "$_rc" = 137 ] && fail "opening $2 hung: killed after $1 s"
+		OPENED=allowed
+		if [ "$_rc" != 0 ]; then
+			case $_err in
+			*"Operation not permitted"*) OPENED=denied ;;
+			*) fail "open $2: unexpected error: $_err" ;;
+			esac
+		fi
+		echo "$2: $OPENED in $(( $(now_ms) - _t )) ms"
+	}
+	open_within 20 "$M/eicar.zip"
+	[ "$OPENED" = denied ] || fail "eicar.zip was allowed"
+	found_by "$LOG" "$M/eicar.zip" "$SOCK"
+	open_within 20 "$M/eicar.tar.gz"
+	[ "$OPENED" = denied ] || fail "eicar.tar.gz was allowed"
+	found_by "$LOG" "$M/eicar.tar.gz" "$SOCK"
+	open_within 20 "$M/clean.zip"
+	[ "$OPENED" = allowed ] || fail "clean.zip was denied"
+	wait_log 10 "$LOG" "$M/clean.zip: clean"
+	# the test proves something only if clamd wrote there
+	[ -n "$(find "$CT" -type f | head -1)" ] ||
+		fail "clamd left no temporary file in $CT: the test proves nothing"
+	log_has "$LOG" "$CT/" && fail "the scanner scanned clamd's temporary files"
+	wait_log 10 "$LOG" "clamd $SOCK: pid $CLAMD_PID (its opens are answered at once, unscanned)"
+	pass "clamd's temporary files on the watched filesystem: archives scanned, no wait"
+
+	# its signatures on the watched filesystem, read again at a RELOAD
+	n=$(grep -c 'Database correctly reloaded' "$W/c1/clamd.log")
+	[ "$(clamd_command "$SOCK" RELOAD)" = RELOADING ] || fail "clamd RELOAD"
+	wait_log 30 "$W/c1/clamd.log" 'Database correctly reloaded' $((n + 1))
+	open_within 20 "$M/eicar.zip"
+	[ "$OPENED" = denied ] || fail "eicar.zip was allowed after the reload"
+	log_has "$LOG" "$CD/" && fail "the scanner scanned clamd's signatures"
+	pass "clamd's signatures on the watched filesystem: reloaded, not scanned"
+
+	# restarted: another pid, learnt when the scanner connects again.
+	# Its signatures off the watched filesystem this time: a clamd that
+	# starts reads them before it listens, before anyone can learn its
+	# pid, so those opens are scanned, by no server yet (on_error).
+	OLD=$CLAMD_PID
+	kill_clamd "$OLD"
+	CLAMD_TMPDIR=$CT CLAMD_THREADS=1 \
+		CLAMD_EXTRA_CONF="LeaveTemporaryFiles yes" start_clamd c1 -
+	[ "$CLAMD_PID" != "$OLD" ] || fail "the restarted clamd has the old pid"
+	# until the scanner uses it again (on_error denies before)
+	clean2_allowed() { open_within 20 "$M/clean2.zip" >/dev/null; [ "$OPENED" = allowed ]; }
+	wait_for 30 "the restarted clamd to scan clean2.zip" clean2_allowed
+	wait_log 10 "$LOG" "clamd $SOCK: pid $CLAMD_PID (its opens are answered at once, unscanned)"
+	# denied by clamd's answer, not by on_error: one more FOUND line
+	n=$(grep -c "FOUND .*path=$M/eicar.zip " "$LOG")
+	open_within 20 "$M/eicar.zip"
+	[ "$OPENED" = denied ] || fail "eicar.zip was allowed after the restart"
+	wait_log 10 "$LOG" "FOUND .*path=$M/eicar.zip .*server=$SOCK\$" $((n + 1))
+	log_has "$LOG" "$CT/" && fail "the scanner scanned clamd's temporary files"
+	pass "restarted clamd (pid $OLD, now $CLAMD_PID): its opens answered at once"
+	stop_scanner "$LOG"
+	;;
 *)
-	fail "usage: clamd-e2e.sh local|tcp|failover|oversize|haproxy|signatures SCANNER DBDIR" ;;
+	fail "usage: clamd-e2e.sh local|tcp|failover|oversize|haproxy|signatures|fanotify SCANNER DBDIR" ;;
 
 esac
 echo "scanner-clamd-$MODE: all passed in $(( $(now_ms) - t0 )) ms"

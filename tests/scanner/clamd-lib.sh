@@ -24,22 +24,25 @@ EOF
 
 # start_clamd NAME PORT|- [USER]: clamd with its own config in $W/NAME,
 # listening on $W/NAME/sock and, with a PORT, on 127.0.0.1:PORT; answering
-# PING before this returns.  Its pid in $CLAMD_PID.
+# PING before this returns.  Its pid in $CLAMD_PID.  CLAMD_TMPDIR,
+# CLAMD_DBDIR and CLAMD_THREADS, if set, are its TemporaryDirectory
+# (created), DatabaseDirectory and MaxThreads.
 start_clamd() {
 	_d=$W/$1
-	mkdir -p "$_d/tmp"
+	_tmp=${CLAMD_TMPDIR:-$_d/tmp}
+	mkdir -p "$_d" "$_tmp"
 	cat > "$_d/clamd.conf" <<EOF
 Foreground yes
 LocalSocket $_d/sock
-DatabaseDirectory $W/db
-TemporaryDirectory $_d/tmp
+DatabaseDirectory ${CLAMD_DBDIR:-$W/db}
+TemporaryDirectory $_tmp
 LogFile $_d/clamd.log
 LogVerbose yes
 StreamMaxLength 1M
 HeuristicAlerts yes
 AlertExceedsMax yes
 AlertEncrypted yes
-MaxThreads 4
+MaxThreads ${CLAMD_THREADS:-4}
 SelfCheck 0
 EOF
 	[ "$2" != - ] && printf 'TCPSocket %s\nTCPAddr 127.0.0.1\n' "$2" >> "$_d/clamd.conf"
