@@ -10,6 +10,8 @@
 # DEBUG (the kernel suites): also vm-NAME-debug on DAZUKOFS_DEBUG_KERNEL, if
 # one is installed, labelled "vm;debug", with DAZUKOFS_DEBUG_SLOWDOWN times
 # the time limit: KASAN and lockdep make it 2-3x slower than Debian's.
+# A test's COST is its time limit, so that a clean build's `ctest -j2`, with
+# no timings of an earlier run, starts the longest (the debug ones) first.
 set(DAZUKOFS_DEBUG_SLOWDOWN 4)
 function(dazukofs_add_vm_test name script)
   cmake_parse_arguments(PARSE_ARGV 2 VT "DEBUG" "TIMEOUT" "")
@@ -26,7 +28,8 @@ function(dazukofs_add_vm_test name script)
               --build ${CMAKE_BINARY_DIR} --script ${script} --name ${name}
               --timeout ${_dbg_timeout} --quiet)
     set_tests_properties(vm-${name}-debug PROPERTIES
-      TIMEOUT ${_dbg_ctest_timeout} PROCESSORS 1 LABELS "vm;debug")
+      TIMEOUT ${_dbg_ctest_timeout} PROCESSORS 1 LABELS "vm;debug"
+      COST ${_dbg_timeout})
   endif()
   math(EXPR _ctest_timeout "${VT_TIMEOUT} + 120")
   set(_done)
@@ -46,6 +49,6 @@ function(dazukofs_add_vm_test name script)
               --build ${CMAKE_BINARY_DIR} --script ${script} --name ${name}
               --timeout ${VT_TIMEOUT} --quiet)
     set_tests_properties(vm-${name}-${s} PROPERTIES
-      TIMEOUT ${_ctest_timeout} PROCESSORS 1 LABELS vm)
+      TIMEOUT ${_ctest_timeout} PROCESSORS 1 LABELS vm COST ${VT_TIMEOUT})
   endforeach()
 endfunction()

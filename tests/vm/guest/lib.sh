@@ -129,6 +129,10 @@ dz_wait_for() {
 	done
 }
 
+# A kernel with lockdep (the KASAN/lockdep debug kernel) runs everything
+# several times slower: the longest suites trim their repeats there.
+dz_slow_kernel() { [ -e /proc/lockdep ]; }
+
 dz_value_is() { [ "$(cat "$1" 2>/dev/null)" = "$2" ]; }
 
 dz_sleeping() {
