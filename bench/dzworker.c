@@ -45,7 +45,7 @@ static void *work(void *arg)
 		}
 		close(ev.fd);
 		len = dazukofs_proto_format_response(ans, sizeof(ans), ev.id,
-						     DAZUKOFS_ALLOW);
+						     DAZUKOFS_ALLOW, 0);
 		if (len < 0 || write(dev, ans, (size_t)len) != len) {
 			fprintf(stderr, "dzworker: answer %lu: %s\n", ev.id,
 				strerror(errno));

@@ -13,6 +13,8 @@
 #ifndef _DAZUKOFS_COMPAT_H
 #define _DAZUKOFS_COMPAT_H
 
+#include <linux/fsnotify_backend.h>
+
 #include <linux/fcntl.h>
 #include <linux/fs.h>
 #include <linux/mount.h>
@@ -143,5 +145,55 @@ static inline bool dazukofs_file_nonotify(const struct file *file)
 	return file->f_mode & FMODE_NONOTIFY;
 #endif
 }
+
+/*
+ * The inode's timestamps: v6.6 "fs: add ctime accessors infrastructure"
+ * (also in Debian's 6.1) and v6.7 "fs: add infrastructure for multigrain
+ * timestamps"' accessors for mtime; before, plain fields.
+ */
+#ifdef DAZUKOFS_HAVE_INODE_GET_CTIME
+#define dazukofs_inode_ctime inode_get_ctime
+#else
+static inline struct timespec64 dazukofs_inode_ctime(const struct inode *inode)
+{
+	return inode->i_ctime;
+}
+#endif
+
+#ifdef DAZUKOFS_HAVE_INODE_GET_MTIME
+#define dazukofs_inode_mtime inode_get_mtime
+#else
+static inline struct timespec64 dazukofs_inode_mtime(const struct inode *inode)
+{
+	return inode->i_mtime;
+}
+#endif
+
+/*
+ * An fsnotify group's mark on an inode, with a reference: v6.8 "fsnotify:
+ * create helpers to get sb and connp from object" made fsnotify_find_mark()
+ * take the object and added fsnotify_find_inode_mark().
+ */
+#ifdef DAZUKOFS_HAVE_FIND_INODE_MARK
+#define dazukofs_find_inode_mark fsnotify_find_inode_mark
+#else
+static inline struct fsnotify_mark *
+dazukofs_find_inode_mark(struct inode *inode, struct fsnotify_group *group)
+{
+	return fsnotify_find_mark(&inode->i_fsnotify_marks, group);
+}
+#endif
+
+/*
+ * Our fsnotify group's marks are destroyed from inode eviction, in
+ * reclaim: its lock must not recurse into the filesystem.  6.1's groups
+ * ask for that with FSNOTIFY_GROUP_NOFS; 6.12's all lock that way and the
+ * flag is gone.
+ */
+#ifdef FSNOTIFY_GROUP_NOFS
+#define DAZUKOFS_FSNOTIFY_GROUP_FLAGS FSNOTIFY_GROUP_NOFS
+#else
+#define DAZUKOFS_FSNOTIFY_GROUP_FLAGS 0
+#endif
 
 #endif /* _DAZUKOFS_COMPAT_H */

@@ -210,6 +210,21 @@ static ssize_t dazukofs_group_armed_store(struct config_item *item,
 }
 CONFIGFS_ATTR(dazukofs_group_, armed);
 
+/*
+ * Write "1" to forget every verdict the group's workers asked to be
+ * remembered (after new signatures, say).  Opens already past the cache
+ * keep theirs.
+ */
+static ssize_t dazukofs_group_flush_store(struct config_item *item,
+					  const char *page, size_t count)
+{
+	if (!sysfs_streq(page, "1"))
+		return -EINVAL;
+	dazukofs_verdict_flush(to_dazukofs_group(item));
+	return count;
+}
+CONFIGFS_ATTR_WO(dazukofs_group_, flush);
+
 static struct configfs_attribute *dazukofs_group_attrs[] = {
 	&dazukofs_group_attr_id,
 	&dazukofs_group_attr_armed,
@@ -220,6 +235,7 @@ static struct configfs_attribute *dazukofs_group_attrs[] = {
 	&dazukofs_group_attr_open_error_action,
 	&dazukofs_group_attr_max_queue,
 	&dazukofs_group_attr_overflow_action,
+	&dazukofs_group_attr_flush,
 	NULL,
 };
 

@@ -112,6 +112,10 @@ static inline struct file *dazukofs_lower_file(const struct file *file)
  * @readers: open files of the group device
  * @latency_max_us: longest time from the open to an answer
  * @latency: answers per latency bucket
+ * @cache_hits: opens answered from a remembered verdict, no event
+ * @cache_misses: events posted to a group that has remembered a verdict
+ * @cache_invalidations: remembered verdicts dropped because the file
+ *			 changed (or may have)
  */
 struct dazukofs_stats {
 	atomic64_t events;
@@ -126,6 +130,9 @@ struct dazukofs_stats {
 	atomic_t readers;
 	atomic64_t latency_max_us;
 	atomic64_t latency[DAZUKOFS_LATENCY_BUCKETS];
+	atomic64_t cache_hits;
+	atomic64_t cache_misses;
+	atomic64_t cache_invalidations;
 };
 
 /*
@@ -182,6 +189,10 @@ DECLARE_PER_CPU(struct dazukofs_stats, dazukofs_global_stats_pcpu);
  *	       by dazukofs_settle() without it
  * @wq: readers waiting for an event
  * @stats: the group's counters
+ * @cache_epoch: the epoch of the group's remembered verdicts (see
+ *		 verdict.c); a new one forgets them all (read without the lock)
+ * @remembers: a worker has asked that a verdict be remembered (misses
+ *	       are counted from then on)
  * @node: entry in the RCU list of groups, dazukofs_groups (see group.c)
  */
 struct dazukofs_group {
@@ -208,7 +219,42 @@ struct dazukofs_group {
 	atomic_t unsettled;
 	wait_queue_head_t wq;
 	struct dazukofs_stats stats;
+	u64 cache_epoch;
+	bool remembers;
 	struct list_head node;
+};
+
+/*
+ * What a remembered verdict must match: the lower inode's change counter
+ * (0 if it keeps none), its ctime, mtime and size.
+ */
+struct dazukofs_stamp {
+	u64 iversion;
+	struct timespec64 ctime;
+	struct timespec64 mtime;
+	loff_t size;
+};
+
+/**
+ * struct dazukofs_snapshot - a file as a worker's fd found it
+ * @stamp: the file's stamp then
+ * @changes: the fsnotify changes counted on the file then
+ * @epoch: the group's cache epoch then
+ * @valid: a verdict on it may be remembered, if nothing changes
+ */
+struct dazukofs_snapshot {
+	struct dazukofs_stamp stamp;
+	u64 changes;
+	u64 epoch;
+	bool valid;
+};
+
+struct dazukofs_verdicts;
+
+/* A file's remembered verdicts, held during one open's lookups. */
+struct dazukofs_verdict_view {
+	struct dazukofs_verdicts *verdicts;
+	struct dazukofs_stamp now;
 };
 
 enum dazukofs_gevent_state {
@@ -239,6 +285,7 @@ struct dazukofs_reader {
  * @timeout_action: the verdict then
  * @open_tries: transient failures to open the file for a worker (group's
  *		lock); at DAZUKOFS_OPEN_TRIES the open error is final
+ * @snap: the file as the worker's fd found it (group's lock)
  */
 struct dazukofs_gevent {
 	struct list_head node;
@@ -250,6 +297,7 @@ struct dazukofs_gevent {
 	bool timed;
 	int timeout_action;
 	unsigned int open_tries;
+	struct dazukofs_snapshot snap;
 };
 
 /*
@@ -316,8 +364,27 @@ void dazukofs_return_event(struct dazukofs_gevent *ge);
 bool dazukofs_open_failed(struct dazukofs_gevent *ge, int err);
 void dazukofs_put_event(struct dazukofs_event *event);
 int dazukofs_answer_event(struct dazukofs_group *group, unsigned long id,
-			  int verdict);
+			  int verdict, bool remember);
+void dazukofs_event_snapshot(struct dazukofs_gevent *ge,
+			     struct dazukofs_reader *reader);
 void dazukofs_drain_group(struct dazukofs_group *group);
+
+/* verdict.c */
+int dazukofs_verdict_init(void);
+void dazukofs_verdict_exit(void);
+u64 dazukofs_new_epoch(void);
+void dazukofs_verdict_flush(struct dazukofs_group *group);
+void dazukofs_verdict_snapshot(struct dazukofs_group *group,
+			       const struct path *lower,
+			       struct dazukofs_snapshot *snap);
+bool dazukofs_verdict_store(struct dazukofs_group *group,
+			    const struct path *lower,
+			    const struct dazukofs_snapshot *snap, int verdict);
+bool dazukofs_verdict_view(const struct path *lower,
+			   struct dazukofs_verdict_view *view);
+void dazukofs_verdict_unview(struct dazukofs_verdict_view *view);
+int dazukofs_verdict_lookup(struct dazukofs_verdict_view *view,
+			    struct dazukofs_group *group);
 
 /* group.c */
 struct dazukofs_group *dazukofs_group_create(const char *name);

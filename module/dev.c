@@ -120,6 +120,7 @@ again:
 		put_unused_fd(fd);
 		return err;
 	}
+	dazukofs_event_snapshot(ge, reader);
 	if (copy_to_user(buf, text, len)) {
 		fput(event_file);
 		err = -EFAULT;
@@ -141,15 +142,16 @@ static ssize_t dazukofs_dev_write(struct file *file, const char __user *buf,
 	struct dazukofs_reader *reader = file->private_data;
 	char text[DAZUKOFS_RESPONSE_MAX];
 	unsigned long id;
-	int verdict, err;
+	int verdict, remember, err;
 
 	if (count > sizeof(text))
 		return -EINVAL;
 	if (copy_from_user(text, buf, count))
 		return -EFAULT;
-	if (dazukofs_proto_parse_response(text, count, &id, &verdict))
+	if (dazukofs_proto_parse_response(text, count, &id, &verdict,
+					  &remember))
 		return -EINVAL;
-	err = dazukofs_answer_event(reader->group, id, verdict);
+	err = dazukofs_answer_event(reader->group, id, verdict, remember);
 	return err ? err : count;
 }
 

@@ -230,6 +230,10 @@ static bool dazukofs_post(struct dazukofs_event *event,
 	atomic64_inc(&group->stats.events);
 	atomic_inc(&group->stats.waiting);
 	atomic_inc(&dazukofs_global_stats.waiting);
+	if (READ_ONCE(group->remembers)) {
+		atomic64_inc(&group->stats.cache_misses);
+		atomic64_inc(&dazukofs_global_stats.cache_misses);
+	}
 	wake_up(&group->wq);
 	return false;
 }
@@ -325,6 +329,42 @@ static int dazukofs_wait(struct dazukofs_event *event)
 	}
 }
 
+/*
+ * Do the verdicts remembered on the file settle the open?  A group's deny
+ * does; allows do if every group has one.  Each verdict found counts as a
+ * hit of its group: if the open needs events after all, those groups get
+ * none.
+ *
+ * Return: 0 (every group allowed), -EPERM (a group denied), or -ENOENT.
+ */
+static int dazukofs_remembered(struct dazukofs_verdict_view *view)
+{
+	unsigned int seen = 0, now = READ_ONCE(dazukofs_nr_groups);
+	struct dazukofs_group *group;
+	int ret = 0;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(group, &dazukofs_groups, node) {
+		int verdict;
+
+		if (seen++ == now)
+			break;
+		verdict = dazukofs_verdict_lookup(view, group);
+		if (verdict < 0) {
+			ret = -ENOENT;
+			continue;
+		}
+		atomic64_inc(&group->stats.cache_hits);
+		atomic64_inc(&dazukofs_global_stats.cache_hits);
+		if (verdict == DAZUKOFS_DENY) {
+			ret = -EPERM;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return ret;
+}
+
 /**
  * dazukofs_check_access() - ask every group whether an open may proceed
  * @lower_path: the lower file being opened
@@ -332,15 +372,17 @@ static int dazukofs_wait(struct dazukofs_event *event)
  * The open path of every regular file on every mount: with no group it
  * costs one patched jump (a static key), and with groups it takes no
  * global lock.  A process holding /dev/dazukofs.ign makes no events.
+ * Groups with a verdict remembered on the unchanged file get no event.
  *
  * Return: 0 to allow, -EPERM if a group denied, -EINTR if killed,
  * -ENOMEM.
  */
 int dazukofs_check_access(const struct path *lower_path)
 {
+	struct dazukofs_verdict_view view;
 	struct dazukofs_event *event;
 	struct dazukofs_group *group;
-	bool overflowed = false;
+	bool overflowed = false, remembered;
 	unsigned int nr, now, seen = 0;
 	int err;
 
@@ -349,13 +391,24 @@ int dazukofs_check_access(const struct path *lower_path)
 	if (dazukofs_ignored())
 		return 0;
 
+	remembered = dazukofs_verdict_view(lower_path, &view);
+	if (remembered) {
+		err = dazukofs_remembered(&view);
+		if (err != -ENOENT) {
+			dazukofs_verdict_unview(&view);
+			return err;
+		}
+	}
+
 	nr = READ_ONCE(dazukofs_nr_groups);
 	for (;;) {
+		err = 0;
 		if (!nr)
-			return 0;
+			goto out_unview;
+		err = -ENOMEM;
 		event = dazukofs_alloc_event(lower_path, nr);
 		if (!event)
-			return -ENOMEM;
+			goto out_unview;
 		rcu_read_lock();
 		/*
 		 * Read again inside the read-side section: a group whose
@@ -377,12 +430,23 @@ int dazukofs_check_access(const struct path *lower_path)
 		 */
 		if (seen++ == now)
 			break;
+		if (remembered) {
+			/* Counted as hits by dazukofs_remembered(). */
+			int verdict = dazukofs_verdict_lookup(&view, group);
+
+			if (verdict == DAZUKOFS_DENY)
+				WRITE_ONCE(event->denied, true);
+			if (verdict >= 0)
+				continue;
+		}
 		overflowed |= dazukofs_post(event, group);
 	}
 	rcu_read_unlock();
+	if (remembered)
+		dazukofs_verdict_unview(&view);
 
-	if (!event->nr && !overflowed) {
-		/* Every group is inactive: nobody to ask. */
+	if (!event->nr && !overflowed && !READ_ONCE(event->denied)) {
+		/* Every group is inactive or remembered "allow". */
 		dazukofs_put_event(event);
 		return 0;
 	}
@@ -398,6 +462,11 @@ int dazukofs_check_access(const struct path *lower_path)
 				      ktime_us_delta(ktime_get(), event->start));
 	}
 	dazukofs_put_event(event);
+	return err;
+
+out_unview:
+	if (remembered)
+		dazukofs_verdict_unview(&view);
 	return err;
 }
 
@@ -446,6 +515,8 @@ struct dazukofs_gevent *dazukofs_take_event(struct dazukofs_reader *reader,
 	list_move_tail(&ge->node, &group->in_hand);
 	ge->state = DAZUKOFS_GE_IN_HAND;
 	ge->holder = reader;
+	/* A view taken by an earlier holder says nothing of this one's fd. */
+	ge->snap.valid = false;
 	refcount_inc(&ge->event->ref);
 	more = !list_empty(&group->queue);
 	spin_unlock(&group->lock);
@@ -580,20 +651,46 @@ bool dazukofs_open_failed(struct dazukofs_gevent *ge, int err)
 }
 
 /**
+ * dazukofs_event_snapshot() - note the file as the worker's new fd finds it
+ * @ge: an event @reader holds, whose file was just opened for it
+ * @reader: the worker
+ *
+ * For dazukofs_answer_event(): a verdict is remembered only if the file
+ * did not change from now until the answer.
+ */
+void dazukofs_event_snapshot(struct dazukofs_gevent *ge,
+			     struct dazukofs_reader *reader)
+{
+	struct dazukofs_group *group = ge->group;
+	struct dazukofs_snapshot snap;
+
+	dazukofs_verdict_snapshot(group, &ge->event->path, &snap);
+	spin_lock(&group->lock);
+	if (ge->state == DAZUKOFS_GE_IN_HAND && ge->holder == reader)
+		ge->snap = snap;
+	spin_unlock(&group->lock);
+}
+
+/**
  * dazukofs_answer_event() - a worker's verdict on an event it holds
  * @group: the group answering
  * @id: the event id
  * @verdict: DAZUKOFS_ALLOW or DAZUKOFS_DENY
+ * @remember: keep the verdict for later opens of the unchanged file
  *
- * Any worker of the group may answer, not only the one that read it.
+ * Any worker of the group may answer, not only the one that read it.  A
+ * verdict to remember is kept only if the file did not change since the
+ * worker's fd was opened (see dazukofs_verdict_store()); it applies to
+ * this open either way.
  *
  * Return: 0, -ENOENT if the group holds no such event (unknown, already
  * answered, timed out, or not read yet), -ENODEV if the group was removed.
  */
 int dazukofs_answer_event(struct dazukofs_group *group, unsigned long id,
-			  int verdict)
+			  int verdict, bool remember)
 {
 	struct dazukofs_gevent *ge, *found = NULL;
+	struct dazukofs_snapshot snap;
 
 	spin_lock(&group->lock);
 	if (group->dead) {
@@ -606,12 +703,21 @@ int dazukofs_answer_event(struct dazukofs_group *group, unsigned long id,
 			list_del(&ge->node);
 			ge->state = DAZUKOFS_GE_DONE;
 			ge->holder = NULL;
+			snap = ge->snap;
 			break;
 		}
 	}
 	spin_unlock(&group->lock);
 	if (!found)
 		return -ENOENT;
+
+	if (remember) {
+		if (!READ_ONCE(group->remembers))
+			WRITE_ONCE(group->remembers, true);
+		/* Before settling: the gevent keeps the event alive. */
+		dazukofs_verdict_store(group, &found->event->path, &snap,
+				       verdict);
+	}
 
 	atomic_dec(&group->stats.in_hand);
 	atomic_dec(&dazukofs_global_stats.in_hand);

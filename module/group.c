@@ -89,6 +89,7 @@ struct dazukofs_group *dazukofs_group_create(const char *name)
 	/* Fail closed: a file no worker can open is not let through. */
 	group->open_error_action = DAZUKOFS_DENY;
 	group->max_queue = DAZUKOFS_MAX_QUEUE_DEFAULT;
+	group->cache_epoch = dazukofs_new_epoch();
 	/* Fail closed: flooding the queue must not let files through. */
 	group->overflow_action = DAZUKOFS_DENY;
 

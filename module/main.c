@@ -16,9 +16,12 @@ static int __init dazukofs_init(void)
 	err = dazukofs_event_init();
 	if (err)
 		return err;
-	err = dazukofs_sysfs_init();
+	err = dazukofs_verdict_init();
 	if (err)
 		goto out_event;
+	err = dazukofs_sysfs_init();
+	if (err)
+		goto out_verdict;
 	err = dazukofs_dev_init();
 	if (err)
 		goto out_sysfs;
@@ -41,6 +44,8 @@ out_dev:
 	dazukofs_dev_exit();
 out_sysfs:
 	dazukofs_sysfs_exit();
+out_verdict:
+	dazukofs_verdict_exit();
 out_event:
 	dazukofs_event_exit();
 	return err;
@@ -54,6 +59,7 @@ static void __exit dazukofs_exit(void)
 	dazukofs_ignore_exit();
 	dazukofs_dev_exit();
 	dazukofs_sysfs_exit();
+	dazukofs_verdict_exit();
 	dazukofs_event_exit();
 }
 

@@ -9,6 +9,7 @@
  * or a stale declaration in a header.
  */
 #include <linux/fs.h>
+#include <linux/fsnotify_backend.h>
 #include <linux/mount.h>
 #include <linux/splice.h>
 
@@ -60,4 +61,33 @@ struct file *dazukofs_probe(struct mnt_idmap *idmap, const struct path *parent,
 #ifdef PROBE_GET_INODE_ACL
 /* v6.2 "fs: rename current get acl method" */
 const struct inode_operations dazukofs_probe = { .get_inode_acl = NULL };
+#endif
+
+#ifdef PROBE_INODE_GET_CTIME
+/* v6.6 "fs: add ctime accessors infrastructure" */
+struct timespec64 dazukofs_probe(const struct inode *inode);
+struct timespec64 dazukofs_probe(const struct inode *inode)
+{
+	return inode_get_ctime(inode);
+}
+#endif
+
+#ifdef PROBE_INODE_GET_MTIME
+/* v6.7 "fs: add accessors for mtime" */
+struct timespec64 dazukofs_probe(const struct inode *inode);
+struct timespec64 dazukofs_probe(const struct inode *inode)
+{
+	return inode_get_mtime(inode);
+}
+#endif
+
+#ifdef PROBE_FIND_INODE_MARK
+/* v6.8 "fsnotify: create helpers to get sb and connp from object" */
+struct fsnotify_mark *dazukofs_probe(struct inode *inode,
+				     struct fsnotify_group *group);
+struct fsnotify_mark *dazukofs_probe(struct inode *inode,
+				     struct fsnotify_group *group)
+{
+	return fsnotify_find_inode_mark(inode, group);
+}
 #endif

@@ -169,19 +169,24 @@ int dazukofs_proto_parse_event(const char *buf, size_t len,
  * @size: size of @buf
  * @id: the event id
  * @verdict: 0 to allow, 1 to deny
+ * @remember: 1 to ask that the verdict be remembered for the unchanged
+ *	      file, 0 for this open only
  *
  * Return: the answer's length without the NUL, or -1.
  */
 int dazukofs_proto_format_response(char *buf, size_t size, unsigned long id,
-				   int verdict)
+				   int verdict, int remember)
 {
 	struct dazukofs_writer w = { .buf = buf, .size = size };
 
-	if (verdict != 0 && verdict != 1)
+	if ((verdict != 0 && verdict != 1) || (remember != 0 && remember != 1))
 		return -1;
 	put_str(&w, "id=");
 	put_ulong(&w, id);
-	put_str(&w, verdict ? " r=1\n" : " r=0\n");
+	put_str(&w, verdict ? " r=1" : " r=0");
+	if (remember)
+		put_str(&w, " " DAZUKOFS_RESPONSE_REMEMBER);
+	put_str(&w, "\n");
 	return put_finish(&w);
 }
 
@@ -191,18 +196,21 @@ int dazukofs_proto_format_response(char *buf, size_t size, unsigned long id,
  * @len: its length
  * @id: the event id, on success
  * @verdict: 0 (allow) or 1 (deny), on success
+ * @remember: 1 if the verdict is to be remembered, else 0, on success
  *
- * The grammar is "id=" DIGITS BLANKS "r=" ("0" | "1") [ "\n" ], with
- * BLANKS one or more spaces or tabs; anything else is refused.
+ * The grammar is "id=" DIGITS BLANKS "r=" ("0" | "1")
+ * [ BLANKS "remember" ] [ "\n" ], with BLANKS one or more spaces or tabs;
+ * anything else is refused.
  *
  * Return: 0, or -1 if the text is malformed.
  */
 int dazukofs_proto_parse_response(const char *buf, size_t len,
-				  unsigned long *id, int *verdict)
+				  unsigned long *id, int *verdict,
+				  int *remember)
 {
 	struct dazukofs_cursor c = { .pos = buf, .end = buf + len };
 	unsigned long parsed_id;
-	int r;
+	int r, keep = 0;
 
 	if (take_literal(&c, "id=") || take_ulong(&c, &parsed_id) ||
 	    take_blanks(&c) || take_literal(&c, "r="))
@@ -210,9 +218,16 @@ int dazukofs_proto_parse_response(const char *buf, size_t len,
 	if (c.pos == c.end || (*c.pos != '0' && *c.pos != '1'))
 		return -1;
 	r = *c.pos++ - '0';
+	if (c.pos != c.end && (*c.pos == ' ' || *c.pos == '\t')) {
+		if (take_blanks(&c) ||
+		    take_literal(&c, DAZUKOFS_RESPONSE_REMEMBER))
+			return -1;
+		keep = 1;
+	}
 	if (take_end(&c))
 		return -1;
 	*id = parsed_id;
 	*verdict = r;
+	*remember = keep;
 	return 0;
 }

@@ -12,6 +12,7 @@
 #else
 #include <stddef.h>
 #endif
+#include <uapi/linux/dazukofs.h>
 
 /**
  * struct dazukofs_proto_event - one access event as a worker sees it
@@ -30,8 +31,9 @@ int dazukofs_proto_format_event(char *buf, size_t size,
 int dazukofs_proto_parse_event(const char *buf, size_t len,
 			       struct dazukofs_proto_event *ev);
 int dazukofs_proto_format_response(char *buf, size_t size, unsigned long id,
-				   int verdict);
+				   int verdict, int remember);
 int dazukofs_proto_parse_response(const char *buf, size_t len,
-				  unsigned long *id, int *verdict);
+				  unsigned long *id, int *verdict,
+				  int *remember);
 
 #endif /* _DAZUKOFS_PROTOCOL_H */

@@ -110,6 +110,9 @@ DAZUKOFS_STAT_ATTR(overflows, overflows, true);
 DAZUKOFS_STAT_ATTR(waiting, waiting, false);
 DAZUKOFS_STAT_ATTR(in_hand, in_hand, false);
 DAZUKOFS_STAT_ATTR(readers, readers, false);
+DAZUKOFS_STAT_ATTR(cache_hits, cache_hits, true);
+DAZUKOFS_STAT_ATTR(cache_misses, cache_misses, true);
+DAZUKOFS_STAT_ATTR(cache_invalidations, cache_invalidations, true);
 
 static struct attribute *dazukofs_stat_attrs[] = {
 	&dazukofs_stat_events.attr.attr,
@@ -122,6 +125,9 @@ static struct attribute *dazukofs_stat_attrs[] = {
 	&dazukofs_stat_waiting.attr.attr,
 	&dazukofs_stat_in_hand.attr.attr,
 	&dazukofs_stat_readers.attr.attr,
+	&dazukofs_stat_cache_hits.attr.attr,
+	&dazukofs_stat_cache_misses.attr.attr,
+	&dazukofs_stat_cache_invalidations.attr.attr,
 	NULL,
 };
 

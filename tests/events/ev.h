@@ -160,17 +160,25 @@ static inline int ev_read(int devfd, struct dazukofs_proto_event *ev, int ms)
 	return 0;
 }
 
-/* Answer an event; 0 or -errno. */
-static inline int ev_answer(int devfd, unsigned long id, int verdict)
+/* Answer an event, asking that it be remembered or not; 0 or -errno. */
+static inline int ev_answer_keep(int devfd, unsigned long id, int verdict,
+				 int remember)
 {
 	char buf[DAZUKOFS_RESPONSE_MAX];
-	int n = dazukofs_proto_format_response(buf, sizeof(buf), id, verdict);
+	int n = dazukofs_proto_format_response(buf, sizeof(buf), id, verdict,
+					       remember);
 
 	if (n < 0)
 		return -EINVAL;
 	if (write(devfd, buf, (size_t)n) != n)
 		return -errno;
 	return 0;
+}
+
+/* Answer an event for this open only; 0 or -errno. */
+static inline int ev_answer(int devfd, unsigned long id, int verdict)
+{
+	return ev_answer_keep(devfd, id, verdict, 0);
 }
 
 /* Fork a process that opens @path read-only: exit 0 on success, else errno. */

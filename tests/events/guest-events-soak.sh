@@ -1,9 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Guest script (root, in the VM): the access event soak.  Loads dazukofs,
+# Guest script (root, in the VM): the access event soaks.  Loads dazukofs,
 # mounts a dazukofs over a tmpfs, runs events-soak for
-# DAZUKOFS_SOAK_SECONDS (default 50), then unmounts, unloads and checks
-# that no group is left.  Fails on any mismatch.
+# DAZUKOFS_SOAK_SECONDS (default 40) and cache-soak for
+# DAZUKOFS_CACHE_SOAK_SECONDS (default 20), then unmounts, unloads and
+# checks that no group is left.  Fails on any mismatch.
 set -u
 . "$(dirname "$0")/guest-common.sh"
 
@@ -12,9 +13,13 @@ echo "guest-events-soak: kernel $(uname -r)"
 ev_setup || { echo "guest-events-soak: setup failed" >&2; exit 1; }
 
 start=$(date +%s)
-"$BIN/events-soak" "$LOWER" "$MNT" "${DAZUKOFS_SOAK_SECONDS:-50}" 3 3 4 64
+"$BIN/events-soak" "$LOWER" "$MNT" "${DAZUKOFS_SOAK_SECONDS:-40}" 3 3 4 64
 rc=$?
 echo "guest-events-soak: events-soak exited $rc after $(( $(date +%s) - start )) s"
+
+start=$(date +%s)
+"$BIN/cache-soak" "$LOWER" "$MNT" "${DAZUKOFS_CACHE_SOAK_SECONDS:-20}" || rc=1
+echo "guest-events-soak: cache-soak done after $(( $(date +%s) - start )) s"
 
 ev_teardown || rc=1
 [ "$rc" = 0 ] && echo "guest-events-soak: PASS" || echo "guest-events-soak: FAIL"

@@ -77,7 +77,7 @@ static int ref_parse_event(const uint8_t *p, size_t len,
 }
 
 static int ref_parse_response(const uint8_t *p, size_t len, unsigned long *id,
-			      int *r)
+			      int *r, int *keep)
 {
 	const uint8_t *end = p + len, *blanks;
 
@@ -91,6 +91,15 @@ static int ref_parse_response(const uint8_t *p, size_t len, unsigned long *id,
 	if (p == end || (*p != '0' && *p != '1'))
 		return -1;
 	*r = *p++ - '0';
+	*keep = 0;
+	blanks = p;
+	while (p != end && (*p == ' ' || *p == '\t'))
+		p++;
+	if (p != blanks) {
+		if (ref_lit(&p, end, "remember"))
+			return -1;
+		*keep = 1;
+	}
 	if (p != end && *p == '\n')
 		p++;
 	return p == end ? 0 : -1;
@@ -131,25 +140,29 @@ static void check_response_text(const uint8_t *data, size_t size)
 {
 	char buf[DAZUKOFS_RESPONSE_MAX], want[DAZUKOFS_RESPONSE_MAX];
 	unsigned long id = 11, ref_id = 0, id2;
-	int r = 22, ref_r = 0, r2, n;
-	int ok = dazukofs_proto_parse_response((const char *)data, size, &id, &r);
-	int ref_ok = ref_parse_response(data, size, &ref_id, &ref_r);
+	int r = 22, ref_r = 0, r2, n, keep = 33, ref_keep = 0, keep2;
+	int ok = dazukofs_proto_parse_response((const char *)data, size, &id, &r,
+					       &keep);
+	int ref_ok = ref_parse_response(data, size, &ref_id, &ref_r, &ref_keep);
 
 	CHECK(ok == 0 || ok == -1);
 	CHECK(ok == ref_ok);
 	if (ok) {
-		CHECK(id == 11 && r == 22);
+		CHECK(id == 11 && r == 22 && keep == 33);
 		return;
 	}
-	CHECK(id == ref_id && r == ref_r);
+	CHECK(id == ref_id && r == ref_r && keep == ref_keep);
 	CHECK(r == DAZUKOFS_ALLOW || r == DAZUKOFS_DENY);
+	CHECK(keep == 0 || keep == 1);
 
-	n = dazukofs_proto_format_response(buf, sizeof(buf), id, r);
+	n = dazukofs_proto_format_response(buf, sizeof(buf), id, r, keep);
 	CHECK(n > 0 && (size_t)n < sizeof(buf));
-	CHECK(n == snprintf(want, sizeof(want), DAZUKOFS_RESPONSE_FORMAT, id, r));
+	CHECK(n == snprintf(want, sizeof(want),
+			    keep ? DAZUKOFS_RESPONSE_FORMAT_REMEMBER :
+				   DAZUKOFS_RESPONSE_FORMAT, id, r));
 	CHECK(!strcmp(buf, want));
-	CHECK(!dazukofs_proto_parse_response(buf, (size_t)n, &id2, &r2));
-	CHECK(id2 == id && r2 == r);
+	CHECK(!dazukofs_proto_parse_response(buf, (size_t)n, &id2, &r2, &keep2));
+	CHECK(id2 == id && r2 == r && keep2 == keep);
 	/* The canonical text is never longer than the input plus its newline. */
 	CHECK((size_t)n <= size + 1);
 }
@@ -159,7 +172,7 @@ static void check_format(const uint8_t *data, size_t size)
 {
 	struct dazukofs_proto_event ev, back;
 	unsigned long id, id2;
-	int fd, pid, verdict, r2;
+	int fd, pid, verdict, r2, keep2;
 	char want[DAZUKOFS_EVENT_MAX];
 	size_t bsize;
 	int n;
@@ -199,14 +212,14 @@ static void check_format(const uint8_t *data, size_t size)
 
 		CHECK(buf);
 		got = dazukofs_proto_format_response(bsize ? buf : NULL, bsize,
-						     id, verdict);
+						     id, verdict, 0);
 		if ((verdict != 0 && verdict != 1) || (size_t)n >= bsize) {
 			CHECK(got == -1);
 		} else {
 			CHECK(got == n && !strcmp(buf, want));
 			CHECK(!dazukofs_proto_parse_response(buf, (size_t)got,
-							     &id2, &r2));
-			CHECK(id2 == id && r2 == verdict);
+							     &id2, &r2, &keep2));
+			CHECK(id2 == id && r2 == verdict && !keep2);
 		}
 		free(buf);
 	}

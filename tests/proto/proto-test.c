@@ -32,15 +32,26 @@ static int parse_ev(const char *s, size_t len, struct dazukofs_proto_event *ev)
 	return ret;
 }
 
-static int parse_resp(const char *s, size_t len, unsigned long *id, int *r)
+static int parse_resp_keep(const char *s, size_t len, unsigned long *id,
+			   int *r, int *keep)
 {
 	char *copy = malloc(len ? len : 1);
 	int ret;
 
 	assert_non_null(copy);
 	memcpy(copy, s, len);
-	ret = dazukofs_proto_parse_response(copy, len, id, r);
+	ret = dazukofs_proto_parse_response(copy, len, id, r, keep);
 	free(copy);
+	return ret;
+}
+
+/* An answer for this open only: parses with remember 0. */
+static int parse_resp(const char *s, size_t len, unsigned long *id, int *r)
+{
+	int keep = 7, ret = parse_resp_keep(s, len, id, r, &keep);
+
+	if (!ret)
+		assert_int_equal(keep, 0);
 	return ret;
 }
 
@@ -265,13 +276,13 @@ static void format_response_basic(void **state)
 					 DAZUKOFS_RESPONSE_FORMAT, ids[i], r);
 
 			assert_int_equal(dazukofs_proto_format_response(
-					buf, sizeof(buf), ids[i], r), n);
+					buf, sizeof(buf), ids[i], r, 0), n);
 			assert_string_equal(buf, want);
 			assert_true(n < DAZUKOFS_RESPONSE_MAX);
 		}
 	}
 	assert_int_equal(dazukofs_proto_format_response(buf, sizeof(buf), 5,
-							DAZUKOFS_DENY), 9);
+							DAZUKOFS_DENY, 0), 9);
 	assert_string_equal(buf, "id=5 r=1\n");
 }
 
@@ -284,7 +295,7 @@ static void format_response_rejects_bad_verdict(void **state)
 	(void)state;
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		assert_int_equal(dazukofs_proto_format_response(buf, sizeof(buf),
-								1, bad[i]), -1);
+								1, bad[i], 0), -1);
 }
 
 static void format_response_buffer_limits(void **state)
@@ -298,7 +309,7 @@ static void format_response_buffer_limits(void **state)
 		int n;
 
 		memset(buf, CANARY, sizeof(buf));
-		n = dazukofs_proto_format_response(buf, size, 9876, 0);
+		n = dazukofs_proto_format_response(buf, size, 9876, 0, 0);
 		for (size_t i = size; i < sizeof(buf); i++)
 			assert_int_equal((unsigned char)buf[i], CANARY);
 		if (size <= len) {
@@ -361,7 +372,7 @@ static void parse_response_round_trip(void **state)
 			unsigned long id;
 			int r, n;
 
-			n = dazukofs_proto_format_response(buf, sizeof(buf), ids[i], v);
+			n = dazukofs_proto_format_response(buf, sizeof(buf), ids[i], v, 0);
 			assert_true(n > 0);
 			assert_int_equal(parse_resp(buf, (size_t)n, &id, &r), 0);
 			assert_true(id == ids[i]);
@@ -478,7 +489,7 @@ static void parse_response_length_limits(void **state)
 	int r, n;
 
 	(void)state;
-	n = dazukofs_proto_format_response(buf, sizeof(buf), ULONG_MAX, 1);
+	n = dazukofs_proto_format_response(buf, sizeof(buf), ULONG_MAX, 1, 0);
 	assert_true(n > 0 && n < DAZUKOFS_RESPONSE_MAX);
 
 	/* "id=5" + blanks + "r=1\n" = exactly DAZUKOFS_RESPONSE_MAX bytes */
@@ -494,6 +505,54 @@ static void parse_response_length_limits(void **state)
 	memcpy(buf + sizeof(buf) - 6, "9 r=0\n", 6);
 	assert_int_equal(parse_resp(buf, sizeof(buf), &id, &r), 0);
 	assert_true(id == 9 && r == 0);
+}
+
+/* ---- answers that ask for the verdict to be remembered ---- */
+
+static void response_remember(void **state)
+{
+	static const struct {
+		const char *text;
+		unsigned long id;
+		int r;
+	} ok[] = {
+		{ "id=5 r=0 remember", 5, 0 },
+		{ "id=5 r=1 remember\n", 5, 1 },
+		{ "id=7\tr=1\t\tremember", 7, 1 },
+	};
+	static const char *const bad[] = {
+		"id=5 r=0remember", "id=5 r=0 remembe", "id=5 r=0 rememberx",
+		"id=5 r=0 remember ", "id=5 r=0 Remember", "id=5 r=0 remember\n\n",
+		"id=5 r=0 ", "id=5 r=0 \n", "id=5 r=0 keep", "id=5 remember r=0",
+	};
+	char buf[DAZUKOFS_RESPONSE_MAX];
+	unsigned long id;
+	size_t i;
+	int r, keep, n;
+
+	(void)state;
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		keep = 9;
+		assert_int_equal(parse_resp_keep(ok[i].text, strlen(ok[i].text),
+						 &id, &r, &keep), 0);
+		assert_int_equal(id, ok[i].id);
+		assert_int_equal(r, ok[i].r);
+		assert_int_equal(keep, 1);
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		keep = 9;
+		assert_int_equal(parse_resp_keep(bad[i], strlen(bad[i]), &id, &r,
+						 &keep), -1);
+		assert_int_equal(keep, 9);
+	}
+	n = dazukofs_proto_format_response(buf, sizeof(buf), 42, 1, 1);
+	assert_string_equal(buf, "id=42 r=1 remember\n");
+	assert_int_equal(n, (int)strlen(buf));
+	assert_int_equal(dazukofs_proto_format_response(buf, sizeof(buf), 42, 0, 2),
+			 -1);
+	/* The longest answer still fits DAZUKOFS_RESPONSE_MAX. */
+	assert_true(dazukofs_proto_format_response(buf, sizeof(buf), ULONG_MAX,
+						   1, 1) > 0);
 }
 
 int main(void)
@@ -516,6 +575,7 @@ int main(void)
 		cmocka_unit_test(parse_response_malformed),
 		cmocka_unit_test(parse_response_uses_length),
 		cmocka_unit_test(parse_response_length_limits),
+		cmocka_unit_test(response_remember),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -31,6 +31,14 @@
 
 /* The answer to an event, as write() takes it (a trailing newline is allowed). */
 #define DAZUKOFS_RESPONSE_FORMAT	"id=%lu r=%d\n"
+/*
+ * An answer may ask that its verdict be remembered: later opens of the
+ * unchanged file then make no event for the group (see the verdict cache
+ * in Documentation/filesystems/dazukofs.rst).
+ */
+#define DAZUKOFS_RESPONSE_REMEMBER	"remember"
+#define DAZUKOFS_RESPONSE_FORMAT_REMEMBER \
+	"id=%lu r=%d " DAZUKOFS_RESPONSE_REMEMBER "\n"
 /* The longest answer write() accepts. */
 #define DAZUKOFS_RESPONSE_MAX		64
 

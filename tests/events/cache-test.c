@@ -1,0 +1,438 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cache-test LOWER MNT [FILTER]: the verdict cache, as root in the VM.
+ *
+ * The test is the group's only worker: it reads each event itself, decides
+ * by the file's content as the event's fd shows it (the word EVIL means
+ * infected) and answers "remember".  Every change a file can go through
+ * after a clean verdict was remembered -- through the mount or on the
+ * lower directly -- turns it infected, and the next open must be denied
+ * by a new event, never allowed from the cache.
+ *
+ * The test process holds /dev/dazukofs.ign, so that its own changes made
+ * through the mount make no events; the openers are forked children, which
+ * the exemption does not cover.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <poll.h>
+#include <sys/mman.h>
+#include <sys/xattr.h>
+
+#include "ev.h"
+
+#define GROUP "cachetest"
+#define CLEAN "clean file, nothing to see here.\n"
+#define EVIL  "EVIL file, a virus would be here\n"
+/* A change of content alone, same size: only the change itself can tell. */
+_Static_assert(sizeof(CLEAN) == sizeof(EVIL), "CLEAN and EVIL differ in size");
+
+static const char *lower, *mnt;
+static int devfd = -1;
+
+static void path_in(char *buf, size_t size, const char *dir, const char *name)
+{
+	snprintf(buf, size, "%s/%s", dir, name);
+}
+
+static void put_file(const char *dir, const char *name, const char *content)
+{
+	char path[512];
+	int fd;
+
+	path_in(path, sizeof(path), dir, name);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, content, strlen(content)),
+			 (ssize_t)strlen(content));
+	assert_int_equal(close(fd), 0);
+}
+
+static int answer_by_content(const struct dazukofs_proto_event *ev)
+{
+	char buf[256];
+	ssize_t n = pread(ev->fd, buf, sizeof(buf) - 1, 0);
+
+	assert_true(n >= 0);
+	buf[n] = '\0';
+	return strstr(buf, "EVIL") ? DAZUKOFS_DENY : DAZUKOFS_ALLOW;
+}
+
+/*
+ * Open MNT/NAME in a child while serving the group: every event is
+ * answered by content, remembered.  Return: the open's errno (0 if it
+ * opened); *events: how many events it made.
+ */
+static int open_served(const char *name, int *events)
+{
+	char path[512];
+	pid_t pid;
+	int rc;
+
+	path_in(path, sizeof(path), mnt, name);
+	*events = 0;
+	pid = ev_opener(path);
+	assert_true(pid > 0);
+	for (;;) {
+		struct dazukofs_proto_event ev;
+
+		rc = ev_opener_wait(pid, 20);
+		if (rc != EV_TIMEOUT)
+			break;
+		if (ev_read(devfd, &ev, 20))
+			continue;
+		(*events)++;
+		assert_int_equal(ev_answer_keep(devfd, ev.id,
+						 answer_by_content(&ev), 1), 0);
+		close(ev.fd);
+	}
+	assert_true(rc >= 0);
+	return rc;
+}
+
+/* A clean file whose allow is remembered: the second open makes no event. */
+static void cached_clean(const char *name)
+{
+	int events;
+
+	put_file(mnt, name, CLEAN);
+	assert_int_equal(open_served(name, &events), 0);
+	assert_int_equal(events, 1);
+	assert_int_equal(open_served(name, &events), 0);
+	assert_int_equal(events, 0);
+}
+
+/* After a change that made it infected, the open is denied by a new event. */
+static void assert_denied_anew(const char *name)
+{
+	int events;
+
+	assert_int_equal(open_served(name, &events), EPERM);
+	assert_int_equal(events, 1);
+	/* ... and that deny is remembered in turn. */
+	assert_int_equal(open_served(name, &events), EPERM);
+	assert_int_equal(events, 0);
+}
+
+static void remembered_allow_makes_no_event(void **state)
+{
+	long long hits = ev_ctr(GROUP, "cache_hits");
+	long long events = ev_ctr(GROUP, "events");
+	int n, i;
+
+	(void)state;
+	cached_clean("allow");
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(open_served("allow", &n), 0);
+		assert_int_equal(n, 0);
+	}
+	assert_int_equal(ev_ctr(GROUP, "events"), events + 1);
+	assert_int_equal(ev_ctr(GROUP, "cache_hits"), hits + 4);
+}
+
+static void remembered_deny(void **state)
+{
+	long long hits = ev_ctr(GROUP, "cache_hits");
+	int n;
+
+	(void)state;
+	put_file(mnt, "deny", EVIL);
+	assert_int_equal(open_served("deny", &n), EPERM);
+	assert_int_equal(n, 1);
+	assert_int_equal(open_served("deny", &n), EPERM);
+	assert_int_equal(n, 0);
+	assert_int_equal(ev_ctr(GROUP, "cache_hits"), hits + 1);
+}
+
+static void write_at(const char *dir, const char *name, int flags)
+{
+	char path[512];
+	int fd;
+
+	path_in(path, sizeof(path), dir, name);
+	fd = open(path, O_WRONLY | O_CLOEXEC | flags);
+	assert_true(fd >= 0);
+	assert_int_equal(pwrite(fd, EVIL, strlen(EVIL), 0), (ssize_t)strlen(EVIL));
+	assert_int_equal(close(fd), 0);
+}
+
+static void write_through_mount(void **state)
+{
+	(void)state;
+	cached_clean("w-mnt");
+	write_at(mnt, "w-mnt", 0);
+	assert_denied_anew("w-mnt");
+}
+
+/* Same size, at once (within the clock tick), no dazukofs file open. */
+static void write_lower_directly(void **state)
+{
+	(void)state;
+	cached_clean("w-lower");
+	write_at(lower, "w-lower", 0);
+	assert_denied_anew("w-lower");
+}
+
+static void o_trunc(void **state)
+{
+	char path[512];
+	int fd;
+
+	(void)state;
+	cached_clean("trunc");
+	path_in(path, sizeof(path), mnt, "trunc");
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, EVIL, strlen(EVIL)), (ssize_t)strlen(EVIL));
+	assert_int_equal(close(fd), 0);
+	assert_denied_anew("trunc");
+}
+
+/* Write @content through a shared mapping of DIR/NAME, then unmap. */
+static void mmap_write(const char *dir, const char *name, const char *content)
+{
+	size_t len = strlen(content);
+	char path[512], *map;
+	int fd;
+
+	path_in(path, sizeof(path), dir, name);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	assert_true(fd >= 0);
+	map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	assert_true(map != MAP_FAILED);
+	memcpy(map, content, len);
+	assert_int_equal(munmap(map, len), 0);
+	assert_int_equal(close(fd), 0);
+}
+
+/*
+ * A write through a shared mapping into a page already dirty when the
+ * verdict was remembered: it changes no timestamp (on tmpfs, none at all).
+ */
+static void mmap_dirty_page(const char *dir, const char *name)
+{
+	int events;
+
+	put_file(mnt, name, CLEAN);
+	mmap_write(dir, name, CLEAN);		/* the page is dirty now */
+	assert_int_equal(open_served(name, &events), 0);
+	assert_int_equal(events, 1);
+	assert_int_equal(open_served(name, &events), 0);
+	assert_int_equal(events, 0);
+	mmap_write(dir, name, EVIL);
+	assert_denied_anew(name);
+}
+
+static void mmap_dirty_page_through_mount(void **state)
+{
+	(void)state;
+	mmap_dirty_page(mnt, "mmap-mnt");
+}
+
+static void mmap_dirty_page_on_lower(void **state)
+{
+	(void)state;
+	mmap_dirty_page(lower, "mmap-lower");
+}
+
+/* While a writable shared mapping lives, no verdict is used. */
+static void live_writable_mapping(void **state)
+{
+	size_t len = strlen(EVIL);
+	char path[512], *map;
+	int fd, events;
+
+	(void)state;
+	cached_clean("mapped");
+	path_in(path, sizeof(path), lower, "mapped");
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	assert_true(fd >= 0);
+	map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	assert_true(map != MAP_FAILED);
+	assert_int_equal(close(fd), 0);
+	memcpy(map, EVIL, len);
+	/* Not remembered while the mapping may still write. */
+	assert_int_equal(open_served("mapped", &events), EPERM);
+	assert_int_equal(events, 1);
+	assert_int_equal(open_served("mapped", &events), EPERM);
+	assert_int_equal(events, 1);
+	assert_int_equal(munmap(map, len), 0);
+}
+
+static void rename_over(void **state)
+{
+	char from[512], to[512];
+
+	(void)state;
+	cached_clean("renamed");
+	put_file(lower, "renamed.new", EVIL);
+	path_in(from, sizeof(from), mnt, "renamed.new");
+	path_in(to, sizeof(to), mnt, "renamed");
+	assert_int_equal(rename(from, to), 0);
+	assert_denied_anew("renamed");
+}
+
+static void xattr_set(void **state)
+{
+	long long inval = ev_ctr(GROUP, "cache_invalidations");
+	char path[512];
+	int events;
+
+	(void)state;
+	cached_clean("xattr");
+	path_in(path, sizeof(path), mnt, "xattr");
+	/* trusted.*: tmpfs has it on every kernel, user.* only since 6.6. */
+	assert_int_equal(setxattr(path, "trusted.dazukofs_test", "1", 1, 0), 0);
+	assert_int_equal(ev_ctr(GROUP, "cache_invalidations"), inval + 1);
+	assert_int_equal(open_served("xattr", &events), 0);
+	assert_int_equal(events, 1);
+}
+
+static void chmod_invalidates(void **state)
+{
+	char path[512];
+	int events;
+
+	(void)state;
+	cached_clean("chmod");
+	path_in(path, sizeof(path), lower, "chmod");
+	assert_int_equal(chmod(path, 0600), 0);
+	assert_int_equal(open_served("chmod", &events), 0);
+	assert_int_equal(events, 1);
+}
+
+static void copy_range_into(void **state)
+{
+	char src[512], dst[512];
+	int in, out;
+
+	(void)state;
+	cached_clean("copied");
+	put_file(lower, "copy-src", EVIL);
+	path_in(src, sizeof(src), mnt, "copy-src");
+	path_in(dst, sizeof(dst), mnt, "copied");
+	in = open(src, O_RDONLY | O_CLOEXEC);
+	assert_true(in >= 0);
+	out = open(dst, O_WRONLY | O_CLOEXEC);
+	assert_true(out >= 0);
+	assert_int_equal(copy_file_range(in, NULL, out, NULL, strlen(EVIL), 0),
+			 (ssize_t)strlen(EVIL));
+	close(in);
+	assert_int_equal(close(out), 0);
+	assert_denied_anew("copied");
+}
+
+static void flush_forgets(void **state)
+{
+	int fd, events;
+
+	(void)state;
+	cached_clean("flush");
+	fd = open(DAZUKOFS_CONFIGFS_ROOT "/" GROUP "/flush", O_WRONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "2", 1), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(write(fd, "1", 1), 1);
+	close(fd);
+	assert_int_equal(open_served("flush", &events), 0);
+	assert_int_equal(events, 1);
+	assert_int_equal(open_served("flush", &events), 0);
+	assert_int_equal(events, 0);
+}
+
+/* A writer that comes and goes while the worker holds the event. */
+static void writer_during_scan_not_remembered(void **state)
+{
+	struct dazukofs_proto_event ev;
+	char path[512];
+	pid_t pid;
+	int rc;
+
+	(void)state;
+	put_file(mnt, "racy", CLEAN);
+	path_in(path, sizeof(path), mnt, "racy");
+	pid = ev_opener(path);
+	assert_int_equal(ev_read(devfd, &ev, 10000), 0);
+	assert_int_equal(answer_by_content(&ev), DAZUKOFS_ALLOW);
+	write_at(lower, "racy", 0);		/* now infected */
+	assert_int_equal(ev_answer_keep(devfd, ev.id, DAZUKOFS_ALLOW, 1), 0);
+	close(ev.fd);
+	rc = ev_opener_wait(pid, 10000);
+	assert_int_equal(rc, 0);		/* that open got its answer */
+	assert_denied_anew("racy");
+}
+
+/* Bad answers are refused and change nothing. */
+static void bad_remember_answers(void **state)
+{
+	static const char *const bad[] = {
+		"id=1 r=0 remembe", "id=1 r=0remember", "id=1 r=2 remember",
+		"id=1 r=0 remember x",
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(write(devfd, bad[i], strlen(bad[i])), -1);
+		assert_int_equal(errno, EINVAL);
+	}
+	/* Well formed, but no such event. */
+	assert_int_equal(write(devfd, "id=999999 r=0 remember", 22), -1);
+	assert_int_equal(errno, ENOENT);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(remembered_allow_makes_no_event),
+		cmocka_unit_test(remembered_deny),
+		cmocka_unit_test(write_through_mount),
+		cmocka_unit_test(write_lower_directly),
+		cmocka_unit_test(o_trunc),
+		cmocka_unit_test(mmap_dirty_page_through_mount),
+		cmocka_unit_test(mmap_dirty_page_on_lower),
+		cmocka_unit_test(live_writable_mapping),
+		cmocka_unit_test(rename_over),
+		cmocka_unit_test(xattr_set),
+		cmocka_unit_test(chmod_invalidates),
+		cmocka_unit_test(copy_range_into),
+		cmocka_unit_test(flush_forgets),
+		cmocka_unit_test(writer_during_scan_not_remembered),
+		cmocka_unit_test(bad_remember_answers),
+	};
+	int id, rc, ign;
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: cache-test LOWER MNT [FILTER]\n");
+		return 2;
+	}
+	lower = argv[1];
+	mnt = argv[2];
+	if (argc > 3)
+		cmocka_set_test_filter(argv[3]);
+	ign = open(DAZUKOFS_DEV_PREFIX "ign", O_RDONLY | O_CLOEXEC);
+	if (ign < 0) {
+		fprintf(stderr, "cache-test: open the ignore device: %s\n",
+			strerror(errno));
+		return 1;
+	}
+	id = ev_group_mkdir(GROUP);
+	if (id < 0) {
+		fprintf(stderr, "cache-test: mkdir group: %s\n", strerror(-id));
+		return 1;
+	}
+	devfd = ev_dev_open(id, 0);
+	if (devfd < 0) {
+		fprintf(stderr, "cache-test: open device: %s\n", strerror(-devfd));
+		return 1;
+	}
+	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	close(devfd);
+	ev_group_rmdir(GROUP);
+	close(ign);
+	return rc;
+}
