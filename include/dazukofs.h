@@ -74,6 +74,11 @@ int dazukofs_group_delete(const char *name);
  * once.  -1/EOPNOTSUPP if the module is too old to know grace_ms.
  */
 int dazukofs_group_set_grace(const char *name, unsigned int ms);
+/*
+ * Forget every verdict the group's workers asked to be remembered (after
+ * loading new signatures).  -1/EOPNOTSUPP if the module is too old.
+ */
+int dazukofs_group_flush(const char *name);
 /* Fills up to max infos, returns how many groups exist (may be > max). */
 int dazukofs_group_list(struct dazukofs_group_info *infos, size_t max);
 int dazukofs_group_info(const char *name, struct dazukofs_group_info *info);
@@ -95,6 +100,16 @@ int dazukofs_get_access(dazukofs_handle_t handle, struct dazukofs_access *acc);
 /* Answer with acc->deny and close acc->fd. */
 int dazukofs_return_access(dazukofs_handle_t handle,
 			   struct dazukofs_access *acc);
+/*
+ * The same, with flags: DAZUKOFS_REMEMBER asks the kernel to keep the
+ * verdict for this group, so that later opens of the unchanged file make
+ * no event (it is kept only if the file did not change since acc->fd was
+ * opened; see dazukofs_group_flush() to forget them all).
+ */
+#define DAZUKOFS_REMEMBER 1
+int dazukofs_return_access_flags(dazukofs_handle_t handle,
+				 struct dazukofs_access *acc,
+				 unsigned int flags);
 /* The path of the accessed file (from its fd); returns its length. */
 int dazukofs_get_filename(const struct dazukofs_access *acc, char *buf,
 			  size_t size);
@@ -106,6 +121,16 @@ int dazukofs_ignore_off(void);
 
 /* Counters: group NULL for the totals. */
 int dazukofs_get_stats(const char *group, struct dazukofs_stats *stats);
+
+/* The verdict cache's counters: group NULL for the totals. */
+struct dazukofs_cache_stats {
+	uint64_t hits;		/* verdicts taken from the cache, no event */
+	uint64_t misses;	/* events once the group remembered a verdict */
+	uint64_t invalidations;	/* verdicts forgotten: the file changed */
+};
+/* -1/EOPNOTSUPP if the module is too old to have a verdict cache. */
+int dazukofs_get_cache_stats(const char *group,
+			     struct dazukofs_cache_stats *stats);
 
 /* The last failure of this thread, with what was tried. */
 const char *dazukofs_strerror(void);

@@ -115,12 +115,53 @@ undo:
 /* The kernel's limit (module/configfs.c, DAZUKOFS_GRACE_MS_MAX). */
 #define DZ_GRACE_MS_MAX (10U * 60 * 1000)
 
+/*
+ * Write an attribute that older modules lack: no O_CREAT, so that such a
+ * module does not look like one that has it (EOPNOTSUPP then).  O_TRUNC as
+ * a shell redirection does: harmless on configfs.
+ */
+static int dz_write_new_attr(const char *what, const char *name,
+			     const char *attr, const char *value)
+{
+	char path[DZ_PATH_MAX];
+	size_t len = strlen(value);
+	ssize_t n;
+	int fd, err;
+
+	if (dz_path(path, sizeof(path), DZ_CONFIGFS, "/%s/%s", name, attr))
+		return -1;
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT) {
+		struct stat st;
+
+		if (dz_path(path, sizeof(path), DZ_CONFIGFS, "/%s", name))
+			return -1;
+		if (stat(path, &st) == 0) {
+			dz_fail_plain(EOPNOTSUPP,
+				      "%s: the dazukofs module has no %s (too old)",
+				      what, attr);
+			return -1;
+		}
+		dz_fail(ENOENT, "%s: %s", what, path);
+		return -1;
+	}
+	if (fd < 0) {
+		dz_fail(errno, "%s: open %s", what, path);
+		return -1;
+	}
+	n = write(fd, value, len);
+	err = n < 0 ? errno : EIO;
+	close(fd);
+	if (n != (ssize_t)len) {
+		dz_fail(err, "%s: write '%s' to %s", what, value, path);
+		return -1;
+	}
+	return 0;
+}
+
 DZ_EXPORT int dazukofs_group_set_grace(const char *name, unsigned int ms)
 {
-	char what[DZ_WHAT_MAX], path[DZ_PATH_MAX], num[32];
-	ssize_t n;
-	size_t len;
-	int fd, err;
+	char what[DZ_WHAT_MAX], num[32];
 
 	snprintf(what, sizeof(what), "cannot set grace_ms of group '%.80s'",
 		 name ? name : "(null)");
@@ -132,39 +173,20 @@ DZ_EXPORT int dazukofs_group_set_grace(const char *name, unsigned int ms)
 			      what, ms);
 		return -1;
 	}
-	if (dz_path(path, sizeof(path), DZ_CONFIGFS, "/%s/grace_ms", name))
-		return -1;
-	/* No O_CREAT: a module without grace_ms must not look like one. */
-	/* O_TRUNC as a shell redirection does: harmless on configfs. */
-	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-	if (fd < 0 && errno == ENOENT) {
-		struct stat st;
-
-		if (dz_path(path, sizeof(path), DZ_CONFIGFS, "/%s", name))
-			return -1;
-		if (stat(path, &st) == 0) {
-			dz_fail_plain(EOPNOTSUPP,
-				      "%s: the dazukofs module has no grace_ms (too old)",
-				      what);
-			return -1;
-		}
-		dz_fail(ENOENT, "%s: %s", what, path);
-		return -1;
-	}
-	if (fd < 0) {
-		dz_fail(errno, "%s: open %s", what, path);
-		return -1;
-	}
 	snprintf(num, sizeof(num), "%u", ms);
-	len = strlen(num);
-	n = write(fd, num, len);
-	err = n < 0 ? errno : EIO;
-	close(fd);
-	if (n != (ssize_t)len) {
-		dz_fail(err, "%s: write '%s' to %s", what, num, path);
+	return dz_write_new_attr(what, name, "grace_ms", num);
+}
+
+DZ_EXPORT int dazukofs_group_flush(const char *name)
+{
+	char what[DZ_WHAT_MAX];
+
+	snprintf(what, sizeof(what),
+		 "cannot flush the verdicts of group '%.80s'",
+		 name ? name : "(null)");
+	if (!dz_check_name(what, name))
 		return -1;
-	}
-	return 0;
+	return dz_write_new_attr(what, name, "flush", "1");
 }
 
 DZ_EXPORT int dazukofs_group_delete(const char *name)

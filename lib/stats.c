@@ -96,3 +96,63 @@ DZ_EXPORT int dazukofs_get_stats(const char *group, struct dazukofs_stats *stats
 	*stats = s;
 	return 0;
 }
+
+DZ_EXPORT int dazukofs_get_cache_stats(const char *group,
+				       struct dazukofs_cache_stats *stats)
+{
+	static const struct {
+		const char *file;
+		size_t offset;
+	} files[] = {
+		{ "cache_hits", offsetof(struct dazukofs_cache_stats, hits) },
+		{ "cache_misses", offsetof(struct dazukofs_cache_stats, misses) },
+		{ "cache_invalidations",
+		  offsetof(struct dazukofs_cache_stats, invalidations) },
+	};
+	char what[128], dir[DZ_PATH_MAX], path[DZ_PATH_MAX + 32], buf[32];
+	struct dazukofs_cache_stats s;
+	struct stat st;
+	size_t i;
+
+	if (group)
+		snprintf(what, sizeof(what),
+			 "cannot read the cache counters of group '%.64s'",
+			 group);
+	else
+		snprintf(what, sizeof(what), "cannot read the verdict cache counters");
+	if (!stats) {
+		dz_fail_plain(EINVAL, "%s: no struct to fill", what);
+		return -1;
+	}
+	if (group && !dz_check_name(what, group))
+		return -1;
+	if (group ? dz_path(dir, sizeof(dir), DZ_SYSFS, "/groups/%s", group) :
+		    dz_path(dir, sizeof(dir), DZ_SYSFS, "%s", ""))
+		return -1;
+	if (stat(dir, &st)) {
+		dz_fail(errno, "%s: %s", what, dir);
+		return -1;
+	}
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		uint64_t v;
+
+		snprintf(path, sizeof(path), "%s/%s", dir, files[i].file);
+		if (dz_read_attr(path, buf, sizeof(buf))) {
+			if (errno == ENOENT)
+				dz_fail_plain(EOPNOTSUPP,
+					      "%s: the dazukofs module has no %s (too old)",
+					      what, files[i].file);
+			else
+				dz_fail(errno, "%s: read %s", what, path);
+			return -1;
+		}
+		if (dz_parse_u64(buf, &v)) {
+			dz_fail_plain(EIO, "%s: %s holds '%s', not a number", what,
+				      path, buf);
+			return -1;
+		}
+		memcpy((char *)&s + files[i].offset, &v, sizeof(v));
+	}
+	*stats = s;
+	return 0;
+}

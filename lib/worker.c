@@ -144,17 +144,25 @@ DZ_EXPORT int dazukofs_get_access(dazukofs_handle_t handle,
 DZ_EXPORT int dazukofs_return_access(dazukofs_handle_t handle,
 				     struct dazukofs_access *acc)
 {
+	return dazukofs_return_access_flags(handle, acc, 0);
+}
+
+DZ_EXPORT int dazukofs_return_access_flags(dazukofs_handle_t handle,
+					   struct dazukofs_access *acc,
+					   unsigned int flags)
+{
 	char buf[DAZUKOFS_RESPONSE_MAX + 1];
 	int len, err = 0;
 	ssize_t n;
 
-	if (!handle || !acc) {
-		dz_fail_plain(EINVAL, "cannot answer an event: no handle or no event");
+	if (!handle || !acc || (flags & ~DAZUKOFS_REMEMBER)) {
+		dz_fail_plain(EINVAL, "cannot answer an event: no handle, no event or unknown flags");
 		return -1;
 	}
 	len = dazukofs_proto_format_response(buf, sizeof(buf), acc->id,
 					     acc->deny ? DAZUKOFS_DENY :
-							 DAZUKOFS_ALLOW);
+							 DAZUKOFS_ALLOW,
+					     !!(flags & DAZUKOFS_REMEMBER));
 	if (len < 0) {
 		dz_fail_plain(EINVAL, "cannot answer event %lu: cannot format the answer",
 			      acc->id);

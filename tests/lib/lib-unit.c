@@ -151,6 +151,47 @@ static void test_set_grace(void **state)
 	assert_msg("has no grace_ms");
 }
 
+static void test_flush(void **state)
+{
+	struct fake *f = *state;
+
+	assert_int_equal(dazukofs_group_create("g", NULL), 0);
+	fake_write(f->configfs, "g/flush", "");
+	assert_int_equal(dazukofs_group_flush("g"), 0);
+	assert_string_equal(fake_read(f->configfs, "g/flush"), "1");
+	assert_int_equal(dazukofs_group_flush("a/b"), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(dazukofs_group_flush("nope"), -1);
+	assert_int_equal(errno, ENOENT);
+	assert_msg("cannot flush the verdicts of group 'nope': ");
+	assert_int_equal(dazukofs_group_create("old", NULL), 0);
+	assert_int_equal(dazukofs_group_flush("old"), -1);
+	assert_int_equal(errno, EOPNOTSUPP);
+	assert_msg("has no flush");
+}
+
+static void test_cache_stats(void **state)
+{
+	struct fake *f = *state;
+	struct dazukofs_cache_stats cs;
+
+	fake_write(f->sysfs, "groups/g/cache_hits", "7\n");
+	fake_write(f->sysfs, "groups/g/cache_misses", "3\n");
+	fake_write(f->sysfs, "groups/g/cache_invalidations", "18446744073709551615\n");
+	assert_int_equal(dazukofs_get_cache_stats("g", &cs), 0);
+	assert_true(cs.hits == 7 && cs.misses == 3 &&
+		    cs.invalidations == UINT64_MAX);
+	assert_int_equal(dazukofs_get_cache_stats("g", NULL), -1);
+	assert_int_equal(errno, EINVAL);
+	fake_write(f->sysfs, "groups/g/cache_misses", "-1\n");
+	assert_int_equal(dazukofs_get_cache_stats("g", &cs), -1);
+	assert_int_equal(errno, EIO);
+	/* The totals of a module without the cache. */
+	assert_int_equal(dazukofs_get_cache_stats(NULL, &cs), -1);
+	assert_int_equal(errno, EOPNOTSUPP);
+	assert_msg("has no cache_hits");
+}
+
 static void test_create_root_missing(void **state)
 {
 	struct fake *f = *state;
@@ -544,6 +585,8 @@ int main(void)
 		T(test_create_bad),
 		T(test_create_root_missing),
 		T(test_set_grace),
+		T(test_flush),
+		T(test_cache_stats),
 		T(test_info_list),
 		T(test_info_errors),
 		T(test_delete),
