@@ -24,8 +24,9 @@
  * opens counts the regular files this run opened in DIR (each is one access
  * event for dazukofs groups and fanotify FAN_OPEN_PERM; for untar it is
  * the number of files tar created).  suite appends one CSV row per run and
- * checks, after each, that COUNTER ("dz:GROUP_SYSFS_DIR", "fan:COUNTFILE" or
- * "none") grew by exactly its opens and that HELPER_PID is alive.
+ * checks, after each, that COUNTER ("dz:GROUP_SYSFS_DIR", "dzhit:" the same
+ * dir, whose cache_hits must grow instead, "fan:COUNTFILE" or "none") grew by
+ * exactly its opens and that HELPER_PID is alive.
  * Exit status 0 on success.
  */
 #include <errno.h>
@@ -549,7 +550,9 @@ static int run(const char *w, const char *dir)
 
 /*
  * The event counter of a configuration: "dz:SYSFSDIR" (a group's events
- * and allowed), "fan:FILE" (fanlistener's count), or "none".
+ * and allowed), "dzhit:SYSFSDIR" (the group's verdict cache hits, for both:
+ * opens answered without an event), "fan:FILE" (fanlistener's count), or
+ * "none".
  */
 static int read_counter(const char *spec, unsigned long long *ev,
 			unsigned long long *al)
@@ -569,6 +572,13 @@ static int read_counter(const char *spec, unsigned long long *ev,
 		if (!f || fscanf(f, "%llu", al) != 1)
 			die("read", path);
 		fclose(f);
+	} else if (!strncmp(spec, "dzhit:", 6)) {
+		snprintf(path, sizeof(path), "%s/cache_hits", spec + 6);
+		f = fopen(path, "r");
+		if (!f || fscanf(f, "%llu", ev) != 1)
+			die("read", path);
+		fclose(f);
+		*al = *ev;
 	} else if (!strncmp(spec, "fan:", 4)) {
 		uint64_t n;
 		int fd = open(spec + 4, O_RDONLY);

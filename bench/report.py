@@ -259,9 +259,10 @@ in the same boot as the tables above:
   (loops of {reopensecs} s, one thread) on dazukofs with no group (the ratio's
   baseline), with the allow-all C worker (`dz-g1`), and with dazuko-clamscan
   with its verdict cache (`dazuko-clamscan-cache`: one untimed scanning pass
-  first). The runner checks that the scanner's `cache_hits` equals every one
-  of these re-opens and `scanned` stayed at the corpus size, so the row
-  measures the cache: an event round trip, an fstat and a cache lookup.
+  first; the scanner asks the kernel to remember each clean verdict). The
+  runner checks that the group's kernel `cache_hits` grew by every one of
+  these re-opens (no event at all) and the scanner's `scanned` stayed at the
+  corpus size, so the row measures the kernel's verdict cache.
 
 With 2 vCPUs under TCG, more workers (and opener threads) can only help a
 little.

@@ -101,7 +101,7 @@ static void clamd_signatures_changed(void *ctx)
 {
 	struct scanner *sc = ctx;
 
-	cache_clear(&sc->cache);
+	scanner_forget_verdicts(sc);
 	atomic_fetch_add(&sc->stats.reloads, 1);
 	log_notice("clamd loaded new signatures: verdict cache cleared");
 }
@@ -118,7 +118,7 @@ static void *reload_main(void *arg)
 		 * clamd loads its own signatures; what was clean with the old
 		 * ones is scanned again.
 		 */
-		cache_clear(&sc->cache);
+		scanner_forget_verdicts(sc);
 		atomic_fetch_add(&sc->stats.reloads, 1);
 		log_notice("reload: backend clamd loads its own signatures; verdict cache cleared");
 		eventfd_write(r->done_fd, 1);
@@ -133,8 +133,9 @@ static void *reload_main(void *arg)
 	} else {
 		unsigned int n = e->signatures;
 
+		/* The swap first: what is scanned after the flush is new. */
 		engine_holder_swap(&sc->engines, e);
-		cache_clear(&sc->cache);
+		scanner_forget_verdicts(sc);
 		atomic_fetch_add(&sc->stats.reloads, 1);
 		log_notice("reloaded: %u signatures from %s", n, sc->cfg->database);
 	}
@@ -452,6 +453,13 @@ int main(int argc, char **argv)
 		log_error("%s", err);
 		goto out_source;
 	}
+	/*
+	 * A group taken over from an earlier instance keeps the verdicts
+	 * it asked the kernel to remember: they were found with the
+	 * signatures of then, which may not be ours.
+	 */
+	if (app.source.ops->flush)
+		app.source.ops->flush(&app.source);
 
 	if (start_workers(&app, err, sizeof(err))) {
 		log_error("workers: %s", err);

@@ -23,6 +23,8 @@ struct source_event {
 	int fd;			/* read-only fd of the opened file */
 	pid_t pid;		/* the opener */
 	enum verdict verdict;	/* set before source_answer() */
+	int remember;		/* the verdict holds for every later open of
+				 * the unchanged file (kernel-cached sources) */
 	unsigned long id;	/* the source's own */
 	void *priv;		/* the source's own */
 };
@@ -51,6 +53,11 @@ struct source_ops {
 	int (*answer)(struct source_worker *w, struct source_event *ev, char *err,
 		      size_t errlen);
 	void (*worker_close)(struct source_worker *w);
+	/*
+	 * NULL, or the source remembers verdicts in the kernel (answers with
+	 * remember set): forget them all, signatures changed.
+	 */
+	void (*flush)(struct source *src);
 	/* Remove what source_*_open() set up (the group, the marks). */
 	void (*close)(struct source *src);
 };

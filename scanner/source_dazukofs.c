@@ -138,7 +138,8 @@ static int dz_answer(struct source_worker *w, struct source_event *ev, char *err
 	int rc;
 
 	w->acc.deny = ev->verdict == VERDICT_DENY ? DAZUKOFS_DENY : DAZUKOFS_ALLOW;
-	rc = dazukofs_return_access(w->h, &w->acc);
+	rc = dazukofs_return_access_flags(w->h, &w->acc,
+					  ev->remember ? DAZUKOFS_REMEMBER : 0);
 	ev->fd = -1;		/* closed in any case */
 	if (!rc)
 		return 0;
@@ -154,6 +155,18 @@ static int dz_answer(struct source_worker *w, struct source_event *ev, char *err
 	else
 		snprintf(err, errlen, "%s", dazukofs_strerror());
 	return -1;
+}
+
+/*
+ * Signatures changed: the kernel forgets the clean verdicts we asked it to
+ * remember.  A module too old to remember any needs nothing.
+ */
+static void dz_flush(struct source *src)
+{
+	if (dazukofs_group_flush(src->cfg->group) && errno != EOPNOTSUPP) {
+		atomic_fetch_add(&src->stats->errors, 1);
+		log_error("%s", dazukofs_strerror());
+	}
 }
 
 static void dz_worker_close(struct source_worker *w)
@@ -245,6 +258,7 @@ static const struct source_ops dazukofs_ops = {
 	.path = dz_path,
 	.answer = dz_answer,
 	.worker_close = dz_worker_close,
+	.flush = dz_flush,
 	.close = dz_close,
 };
 

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -171,8 +172,25 @@ static enum verdict partial_verdict(struct scanner *sc, enum scan_result res,
 	return VERDICT_ALLOW;
 }
 
+/*
+ * A source that remembers verdicts in the kernel gets no event for a
+ * re-open of an unchanged file: our own cache would only be a second,
+ * weaker copy (it serves the fanotify source).
+ */
+static bool kernel_remembers(const struct scanner *sc)
+{
+	return sc->source && sc->source->ops->flush;
+}
+
+void scanner_forget_verdicts(struct scanner *sc)
+{
+	cache_clear(&sc->cache);
+	if (kernel_remembers(sc))
+		sc->source->ops->flush(sc->source);
+}
+
 enum verdict scanner_decide(struct scanner *sc, int fd, struct event_path *path,
-			    pid_t pid)
+			    pid_t pid, int *remember)
 {
 	const struct config *cfg = sc->cfg;
 	struct scan_answer ans = { .sig = "", .server = NULL };
@@ -183,6 +201,8 @@ enum verdict scanner_decide(struct scanner *sc, int fd, struct event_path *path,
 	uint64_t gen, t0;
 	struct stat st;
 
+	if (remember)
+		*remember = 0;
 	atomic_fetch_add(&sc->stats.events, 1);
 	stable_clock(&clock_before);
 	if (fstat(fd, &st)) {
@@ -230,7 +250,7 @@ enum verdict scanner_decide(struct scanner *sc, int fd, struct event_path *path,
 		return partial_verdict(sc, SCAN_EXCEEDS_MAX, ENGINE_SIG_MAX_FILE_SIZE,
 				       NULL, path, pid);
 	}
-	if (cfg->cache_size) {
+	if (cfg->cache_size && !kernel_remembers(sc)) {
 		cache_key_from_stat(&key, &st);
 		if (cache_lookup(&sc->cache, &key)) {
 			if (stable_no_writer(fd)) {
@@ -258,6 +278,13 @@ enum verdict scanner_decide(struct scanner *sc, int fd, struct event_path *path,
 		/* only a complete clean answer is remembered */
 		if (cacheable && stable_after_scan(fd, &st))
 			cache_insert(&sc->cache, &key, gen);
+		/*
+		 * Not if new signatures came during the scan; the kernel
+		 * checks that the file did not change.
+		 */
+		if (remember && cfg->cache_size &&
+		    gen == cache_generation(&sc->cache))
+			*remember = 1;
 		log_debug("%s: clean%s%s", event_path_name(path),
 			  ans.server ? " by clamd " : "", ans.server ? ans.server : "");
 		return VERDICT_ALLOW;
@@ -344,7 +371,8 @@ void *worker_main(void *arg)
 		event_path_init(&path, resolve_from_source, &ps);
 		t0 = scanner_now_us();
 		atomic_store(&w->busy_since_us, t0);
-		ev.verdict = scanner_decide(sc, ev.fd, &path, ev.pid);
+		ev.verdict = scanner_decide(sc, ev.fd, &path, ev.pid,
+					    &ev.remember);
 		atomic_store(&w->busy_since_us, 0);
 		/* the path only if known: the fd is gone after the answer */
 		if (ops->answer(w->sw, &ev, err, sizeof(err)))

@@ -71,10 +71,16 @@ const char *event_path_get(struct event_path *p);
 
 /*
  * The verdict for an opened file fd at path, opened by pid; logs a
- * detection.  The heart of the scanner, source-independent.
+ * detection.  The heart of the scanner, source-independent.  *remember
+ * (if not NULL) is set to 1 when the verdict is a complete clean scan by
+ * the signatures still loaded, which holds for every opener of the file
+ * as it is: a source with a kernel cache may ask the kernel to keep it.
  */
 enum verdict scanner_decide(struct scanner *sc, int fd, struct event_path *path,
-			    pid_t pid);
+			    pid_t pid, int *remember);
+
+/* New signatures: forget every clean verdict, ours and the kernel's. */
+void scanner_forget_verdicts(struct scanner *sc);
 
 /* Open the worker's source handle; -1 with a message. */
 int worker_open(struct worker *w, char *err, size_t errlen);

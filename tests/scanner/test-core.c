@@ -118,7 +118,7 @@ static enum verdict decide_fd(struct fixture *f, int fd, const char *path, pid_t
 	struct event_path p;
 
 	event_path_known(&p, path);
-	return scanner_decide(&f->sc, fd, &p, pid);
+	return scanner_decide(&f->sc, fd, &p, pid, NULL);
 }
 
 static enum verdict decide(struct fixture *f, const char *path)
@@ -522,10 +522,10 @@ static void test_path_resolved_lazily(void **state)
 
 	assert_true(fd >= 0);
 	event_path_init(&p, count_resolve, &r);
-	assert_int_equal(scanner_decide(&f->sc, fd, &p, getpid()), VERDICT_ALLOW);
+	assert_int_equal(scanner_decide(&f->sc, fd, &p, getpid(), NULL), VERDICT_ALLOW);
 	assert_int_equal(r.calls, 1);		/* scanned: libclamav gets the name */
 	event_path_init(&p, count_resolve, &r);
-	assert_int_equal(scanner_decide(&f->sc, fd, &p, getpid()), VERDICT_ALLOW);
+	assert_int_equal(scanner_decide(&f->sc, fd, &p, getpid(), NULL), VERDICT_ALLOW);
 	assert_int_equal(r.calls, 1);		/* cached: never asked */
 	assert_int_equal(atomic_load(&f->sc.stats.cache_hits), 1);
 	{
@@ -535,7 +535,7 @@ static void test_path_resolved_lazily(void **state)
 					    sizeof(err)), 0);
 	}
 	event_path_init(&p, count_resolve, &r);
-	assert_int_equal(scanner_decide(&f->sc, fd, &p, getpid()), VERDICT_ALLOW);
+	assert_int_equal(scanner_decide(&f->sc, fd, &p, getpid(), NULL), VERDICT_ALLOW);
 	assert_int_equal(r.calls, 2);		/* the filter needs it */
 	assert_string_equal(event_path_get(&p), r.path);
 	assert_int_equal(r.calls, 2);		/* and keeps it */
@@ -716,6 +716,53 @@ static void test_forget(void **state)
 	assert_int_equal(atomic_load(&f->sc.stats.cache_hits), 1);
 }
 
+/* decide() with the remember flag of a kernel-cached source */
+static enum verdict decide_remember(struct fixture *f, const char *path,
+				    int *remember)
+{
+	struct event_path p;
+	enum verdict v;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	assert_true(fd >= 0);
+	event_path_known(&p, path);
+	*remember = 7;
+	v = scanner_decide(&f->sc, fd, &p, getpid(), remember);
+	close(fd);
+	return v;
+}
+
+/*
+ * Only a complete clean scan may be remembered by the kernel: not a
+ * detection, not a file left unscanned by a limit, a filter or an
+ * exclusion (those hold for this open, or this path, only).
+ */
+static void test_remember(void **state)
+{
+	struct fixture *f = *state;
+	char clean[PATH_MAX], eicar[PATH_MAX], big[PATH_MAX], err[256];
+	int remember;
+
+	snprintf(clean, sizeof(clean), "%s", settle(make_file("rem-clean", "clean\n")));
+	snprintf(eicar, sizeof(eicar), "%s", settle(make_file("rem-eicar", EICAR)));
+	snprintf(big, sizeof(big), "%s",
+		 settle(make_file("rem-big", "a file over max_file_size\n")));
+	assert_int_equal(decide_remember(f, clean, &remember), VERDICT_ALLOW);
+	assert_int_equal(remember, 1);
+	assert_int_equal(decide_remember(f, eicar, &remember), VERDICT_DENY);
+	assert_int_equal(remember, 0);
+	assert_int_equal(config_set(&f->cfg, "max_file_size", "10", err,
+				    sizeof(err)), 0);
+	decide_remember(f, big, &remember);
+	assert_int_equal(remember, 0);
+	assert_int_equal(config_set(&f->cfg, "max_file_size", "0", err,
+				    sizeof(err)), 0);
+	assert_int_equal(config_set(&f->cfg, "exclude", clean, err,
+				    sizeof(err)), 0);
+	assert_int_equal(decide_remember(f, clean, &remember), VERDICT_ALLOW);
+	assert_int_equal(remember, 0);
+}
+
 /* The watchdog's test: only a worker in one decision for too long is stuck. */
 static void test_workers_stuck(void **state)
 {
@@ -782,6 +829,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_filter_path_of_another_file, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_forget, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_remember, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_too_big, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_limits_applied, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_scan_size, setup, teardown),
