@@ -24,10 +24,14 @@ typedef unsigned long long ull;
 struct row {
 	char name[65];
 	struct dazukofs_stats s;
+	struct dazukofs_cache_stats c;
+	int have_cache;		/* 0: a module without the verdict cache */
 };
 
-static void json_counters(const struct dazukofs_stats *s, int group)
+static void json_counters(const struct row *r, int group)
 {
+	const struct dazukofs_stats *s = &r->s;
+
 	printf("{\"events\":%llu,\"allowed\":%llu,\"denied\":%llu,"
 	       "\"cancelled\":%llu,\"timeouts\":%llu,\"waiting\":%llu,"
 	       "\"in_hand\":%llu,\"readers\":%llu,",
@@ -37,11 +41,16 @@ static void json_counters(const struct dazukofs_stats *s, int group)
 	if (group)
 		printf("\"active\":%s,", s->active ? "true" : "false");
 	printf("\"latency\":{\"max_us\":%llu,\"le_100us\":%llu,\"le_1ms\":%llu,"
-	       "\"le_10ms\":%llu,\"le_100ms\":%llu,\"le_1s\":%llu,\"gt_1s\":%llu}}",
+	       "\"le_10ms\":%llu,\"le_100ms\":%llu,\"le_1s\":%llu,\"gt_1s\":%llu}",
 	       (ull)s->latency_max_us, (ull)s->latency_le_100us,
 	       (ull)s->latency_le_1ms, (ull)s->latency_le_10ms,
 	       (ull)s->latency_le_100ms, (ull)s->latency_le_1s,
 	       (ull)s->latency_gt_1s);
+	if (r->have_cache)
+		printf(",\"cache\":{\"hits\":%llu,\"misses\":%llu,"
+		       "\"invalidations\":%llu}", (ull)r->c.hits,
+		       (ull)r->c.misses, (ull)r->c.invalidations);
+	putchar('}');
 }
 
 /* rows[0] is the totals unless group is set. */
@@ -51,16 +60,16 @@ static void print_json(const struct row *rows, int n, const char *group)
 
 	if (group) {
 		printf("{\"group\":\"%s\",\"counters\":", group);
-		json_counters(&rows[0].s, 1);
+		json_counters(&rows[0], 1);
 		puts("}");
 		return;
 	}
 	printf("{\"total\":");
-	json_counters(&rows[0].s, 0);
+	json_counters(&rows[0], 0);
 	printf(",\"groups\":{");
 	for (i = 1; i < n; i++) {
 		printf("%s\"%s\":", i > 1 ? "," : "", rows[i].name);
-		json_counters(&rows[i].s, 1);
+		json_counters(&rows[i], 1);
 	}
 	puts("}}");
 }
@@ -92,6 +101,29 @@ static void print_table(const struct row *rows, int n, const char *group)
 		       (ull)s->latency_le_10ms, (ull)s->latency_le_100ms,
 		       (ull)s->latency_le_1s, (ull)s->latency_gt_1s);
 	}
+	if (!rows[0].have_cache)
+		return;
+	printf("\n%-20s %10s %10s %13s\n", "VERDICT CACHE", "HITS", "MISSES",
+	       "INVALIDATIONS");
+	for (i = 0; i < n; i++) {
+		if (rows[i].have_cache)
+			printf("%-20s %10llu %10llu %13llu\n", rows[i].name,
+			       (ull)rows[i].c.hits, (ull)rows[i].c.misses,
+			       (ull)rows[i].c.invalidations);
+	}
+}
+
+/*
+ * The verdict cache's counters of one row; a module without the cache is
+ * no error.  0, or -1 (errno from the library).
+ */
+static int sample_cache(const char *group, struct row *row)
+{
+	row->have_cache = 0;
+	if (dazukofs_get_cache_stats(group, &row->c))
+		return errno == EOPNOTSUPP ? 0 : -1;
+	row->have_cache = 1;
+	return 0;
 }
 
 /* Collect the rows; returns how many, or -(exit status). */
@@ -102,12 +134,13 @@ static int sample(const struct ctl *ctl, const char *group, struct row *rows)
 
 	if (group) {
 		snprintf(rows[0].name, sizeof(rows[0].name), "%s", group);
-		if (dazukofs_get_stats(group, &rows[0].s))
+		if (dazukofs_get_stats(group, &rows[0].s) ||
+		    sample_cache(group, &rows[0]))
 			return -ctl_lib_fail(ctl, group);
 		return 1;
 	}
 	snprintf(rows[0].name, sizeof(rows[0].name), "(total)");
-	if (dazukofs_get_stats(NULL, &rows[0].s))
+	if (dazukofs_get_stats(NULL, &rows[0].s) || sample_cache(NULL, &rows[0]))
 		return -ctl_lib_fail(ctl, NULL);
 	n = dazukofs_group_list(infos, MAX_GROUPS);
 	if (n < 0)
@@ -115,7 +148,8 @@ static int sample(const struct ctl *ctl, const char *group, struct row *rows)
 	if (n > MAX_GROUPS)
 		n = MAX_GROUPS;
 	for (i = 0; i < n; i++) {
-		if (dazukofs_get_stats(infos[i].name, &rows[r + 1].s)) {
+		if (dazukofs_get_stats(infos[i].name, &rows[r + 1].s) ||
+		    sample_cache(infos[i].name, &rows[r + 1])) {
 			if (errno == ENOENT)
 				continue;	/* deleted meanwhile */
 			return -ctl_lib_fail(ctl, infos[i].name);

@@ -20,7 +20,8 @@ counters() { # DIR BASE
 	i=0
 	for c in events allowed denied cancelled timeouts waiting in_hand readers \
 	    latency/max_us latency/le_100us latency/le_1ms latency/le_10ms \
-	    latency/le_100ms latency/le_1s latency/gt_1s; do
+	    latency/le_100ms latency/le_1s latency/gt_1s \
+	    cache_hits cache_misses cache_invalidations; do
 		echo $(($2 + i)) >"$1/$c"
 		i=$((i + 1))
 	done
@@ -175,8 +176,10 @@ expect out '^GROUP +EVENTS +ALLOWED'
 expect out '^\(total\) +100 +101 +102 +103 +104 +105 +106 +107 +-'
 expect out '^scan-1 +0 +1 +2 '
 expect out '^LATENCY'
+expect out '^VERDICT CACHE +HITS +MISSES +INVALIDATIONS'
+expect out '^\(total\) +115 +116 +117$'
 run 0 stats scan-1 --json
-expect out '^\{"group":"scan-1","counters":\{"events":0,"allowed":1,.*"active":true,"latency":\{"max_us":8,'
+expect out '^\{"group":"scan-1","counters":\{"events":0,"allowed":1,.*"active":true,"latency":\{"max_us":8,.*"cache":\{"hits":15,"misses":16,"invalidations":17\}\}\}$'
 run 0 stats --json
 expect out '^\{"total":\{"events":100,.*"groups":\{"plain":\{.*\},"scan-1":\{.*\}\}\}$'
 if command -v python3 >/dev/null; then
