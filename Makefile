@@ -9,11 +9,13 @@
 #                the prefix); the module source goes to /usr/src/dazukofs-VERSION
 #                for DKMS (Documentation/install.md)
 #   make uninstall  remove what the last make install installed
+#   make deb     build the Debian packages from a copy of the tree into
+#                $(BUILD)/deb/*.deb and check them with lintian (scripts/make-deb)
 #   make clean   remove ./build
 BUILD ?= build
 CTEST_JOBS ?= 2
 
-.PHONY: all setup build check demo install uninstall clean
+.PHONY: all setup build check demo install uninstall deb clean
 all: build
 
 setup:
@@ -34,6 +36,9 @@ install: build
 
 uninstall:
 	cmake --build $(BUILD) --target uninstall
+
+deb: setup
+	./scripts/make-deb $(BUILD)/deb
 
 clean:
 	rm -rf $(BUILD)
