@@ -9,11 +9,15 @@
 #                the prefix); the module source goes to /usr/src/dazukofs-VERSION
 #                for DKMS (Documentation/install.md)
 #   make uninstall  remove what the last make install installed
+#   make deb     build the Debian packages from a copy of the tree into
+#                $(BUILD)/deb/*.deb and check them with lintian (scripts/make-deb)
+#   make deb-vm  make deb, then install the packages in a 6.12 VM booted with
+#                systemd, scan with them and purge them (tests/deb/vm-deb)
 #   make clean   remove ./build
 BUILD ?= build
 CTEST_JOBS ?= 2
 
-.PHONY: all setup build check demo install uninstall clean
+.PHONY: all setup build check demo install uninstall deb deb-vm clean
 all: build
 
 setup:
@@ -34,6 +38,12 @@ install: build
 
 uninstall:
 	cmake --build $(BUILD) --target uninstall
+
+deb: setup
+	./scripts/make-deb $(BUILD)/deb
+
+deb-vm: deb
+	./tests/deb/vm-deb $(CURDIR) $(BUILD)
 
 clean:
 	rm -rf $(BUILD)
