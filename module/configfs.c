@@ -7,6 +7,7 @@
  */
 
 #include <linux/configfs.h>
+#include <linux/ctype.h>
 #include <linux/module.h>
 
 #include "dazukofs.h"
@@ -225,7 +226,81 @@ static ssize_t dazukofs_group_flush_store(struct config_item *item,
 }
 CONFIGFS_ATTR_WO(dazukofs_group_, flush);
 
+static const struct {
+	unsigned int bit;
+	const char *name;
+} dazukofs_event_names[] = {
+	{ DAZUKOFS_EVENT_OPEN, DAZUKOFS_EVENT_NAME_OPEN },
+	{ DAZUKOFS_EVENT_EXEC, DAZUKOFS_EVENT_NAME_EXEC },
+	{ DAZUKOFS_EVENT_CLOSE_WRITE, DAZUKOFS_EVENT_NAME_CLOSE_WRITE },
+};
+
+/*
+ * What makes events for the group: "open", "exec", "close_write",
+ * separated by blanks, at least one.  Default "open".  A change applies
+ * to accesses from then on; remembered verdicts stay valid.
+ */
+static ssize_t dazukofs_group_events_show(struct config_item *item, char *page)
+{
+	unsigned int events = READ_ONCE(to_dazukofs_group(item)->events);
+	ssize_t len = 0;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(dazukofs_event_names); i++) {
+		if (!(events & dazukofs_event_names[i].bit))
+			continue;
+		len += sysfs_emit_at(page, len, "%s%s", len ? " " : "",
+				     dazukofs_event_names[i].name);
+	}
+	len += sysfs_emit_at(page, len, "\n");
+	return len;
+}
+
+/* The DAZUKOFS_EVENT_* bit named by @word of @len bytes, or 0. */
+static unsigned int dazukofs_event_bit(const char *word, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(dazukofs_event_names); i++) {
+		const char *name = dazukofs_event_names[i].name;
+
+		if (strlen(name) == len && !strncmp(word, name, len))
+			return dazukofs_event_names[i].bit;
+	}
+	return 0;
+}
+
+static ssize_t dazukofs_group_events_store(struct config_item *item,
+					   const char *page, size_t count)
+{
+	const char *p = page, *end = page + count;
+	unsigned int events = 0;
+
+	for (;;) {
+		const char *word;
+		unsigned int bit;
+
+		while (p < end && isspace(*p))
+			p++;
+		if (p == end)
+			break;
+		word = p;
+		while (p < end && *p && !isspace(*p))
+			p++;
+		bit = dazukofs_event_bit(word, p - word);
+		if (!bit)
+			return -EINVAL;
+		events |= bit;
+	}
+	if (!events)
+		return -EINVAL;
+	WRITE_ONCE(to_dazukofs_group(item)->events, events);
+	return count;
+}
+CONFIGFS_ATTR(dazukofs_group_, events);
+
 static struct configfs_attribute *dazukofs_group_attrs[] = {
+	&dazukofs_group_attr_events,
 	&dazukofs_group_attr_id,
 	&dazukofs_group_attr_armed,
 	&dazukofs_group_attr_track,

@@ -116,6 +116,9 @@ static inline struct file *dazukofs_lower_file(const struct file *file)
  * @cache_misses: events posted to a group that has remembered a verdict
  * @cache_invalidations: remembered verdicts dropped because the file
  *			 changed (or may have)
+ * @close_writes: close-after-write events posted (also in @events)
+ * @close_writes_dropped: close-after-write events never posted: the group
+ *			  had half its max_queue unsettled, or no memory
  */
 struct dazukofs_stats {
 	atomic64_t events;
@@ -133,6 +136,8 @@ struct dazukofs_stats {
 	atomic64_t cache_hits;
 	atomic64_t cache_misses;
 	atomic64_t cache_invalidations;
+	atomic64_t close_writes;
+	atomic64_t close_writes_dropped;
 };
 
 /*
@@ -193,6 +198,8 @@ DECLARE_PER_CPU(struct dazukofs_stats, dazukofs_global_stats_pcpu);
  *		 verdict.c); a new one forgets them all (read without the lock)
  * @remembers: a worker has asked that a verdict be remembered (misses
  *	       are counted from then on)
+ * @events: what makes events for the group, DAZUKOFS_EVENT_* bits (read
+ *	    without the lock)
  * @node: entry in the RCU list of groups, dazukofs_groups (see group.c)
  */
 struct dazukofs_group {
@@ -221,6 +228,7 @@ struct dazukofs_group {
 	struct dazukofs_stats stats;
 	u64 cache_epoch;
 	bool remembers;
+	unsigned int events;
 	struct list_head node;
 };
 
@@ -319,6 +327,8 @@ struct dazukofs_gevent {
  * @start: when the open began, for the latency
  * @pending: groups that have not answered
  * @denied: a group denied
+ * @close_write: a close-after-write event: nobody waits for it, and a
+ *		 deny is remembered
  * @wq: the opener waits here for @pending to reach zero
  * @nr: number of groups
  * @ge: the event's place in each group: @ge_inline, or an array of its
@@ -333,6 +343,7 @@ struct dazukofs_event {
 	ktime_t start;
 	atomic_t pending;
 	bool denied;
+	bool close_write;
 	wait_queue_head_t wq;
 	unsigned int nr;
 	struct dazukofs_gevent *ge;
@@ -351,7 +362,9 @@ DECLARE_STATIC_KEY_FALSE(dazukofs_have_groups);
 /* event.c */
 int dazukofs_event_init(void);
 void dazukofs_event_exit(void);
-int dazukofs_check_access(const struct path *lower_path);
+int dazukofs_check_access(const struct path *lower_path, bool exec);
+bool dazukofs_close_write_wanted(void);
+void dazukofs_close_write(const struct path *lower_path);
 struct dazukofs_gevent *dazukofs_take_event(struct dazukofs_reader *reader,
 					    bool nonblock);
 void dazukofs_worker_add(struct dazukofs_reader *reader);

@@ -198,13 +198,26 @@ static bool dazukofs_post(struct dazukofs_event *event,
 	ge->group = group;
 	ge->event = event;
 	ge->state = DAZUKOFS_GE_QUEUED;
-	ge->timed = timeout_ms != 0;
+	/* Only an opener enforces timeouts: nobody waits for a close. */
+	ge->timed = timeout_ms != 0 && !event->close_write;
 	ge->deadline = jiffies + msecs_to_jiffies(timeout_ms);
 	ge->timeout_action = READ_ONCE(group->timeout_action);
 
 	spin_lock(&group->lock);
 	if (!dazukofs_group_active(group)) {
 		spin_unlock(&group->lock);
+		return false;
+	}
+	/*
+	 * Closes may fill half the queue at most: a burst of writes must
+	 * not make opens overflow.  A close not posted costs no safety, the
+	 * file's next open is an event as usual.
+	 */
+	if (event->close_write &&
+	    atomic_read(&group->unsettled) >= READ_ONCE(group->max_queue) / 2) {
+		spin_unlock(&group->lock);
+		atomic64_inc(&group->stats.close_writes_dropped);
+		atomic64_inc(&dazukofs_global_stats.close_writes_dropped);
 		return false;
 	}
 	/*
@@ -230,7 +243,10 @@ static bool dazukofs_post(struct dazukofs_event *event,
 	atomic64_inc(&group->stats.events);
 	atomic_inc(&group->stats.waiting);
 	atomic_inc(&dazukofs_global_stats.waiting);
-	if (READ_ONCE(group->remembers)) {
+	if (event->close_write) {
+		atomic64_inc(&group->stats.close_writes);
+		atomic64_inc(&dazukofs_global_stats.close_writes);
+	} else if (READ_ONCE(group->remembers)) {
 		atomic64_inc(&group->stats.cache_misses);
 		atomic64_inc(&dazukofs_global_stats.cache_misses);
 	}
@@ -329,15 +345,24 @@ static int dazukofs_wait(struct dazukofs_event *event)
 	}
 }
 
+/* Does an access of @kind (DAZUKOFS_EVENT_* bits) make an event for @group? */
+static bool dazukofs_group_wants(const struct dazukofs_group *group,
+				 unsigned int kind)
+{
+	return READ_ONCE(group->events) & kind;
+}
+
 /*
  * Do the verdicts remembered on the file settle the open?  A group's deny
- * does; allows do if every group has one.  Each verdict found counts as a
- * hit of its group: if the open needs events after all, those groups get
- * none.
+ * does, also for a group that takes no events of @kind (a file found
+ * infected when it was written stays denied); allows do if every group
+ * that wants the open has one.  Each verdict found counts as a hit of its
+ * group: if the open needs events after all, those groups get none.
  *
- * Return: 0 (every group allowed), -EPERM (a group denied), or -ENOENT.
+ * Return: 0 (allowed), -EPERM (a group denied), or -ENOENT.
  */
-static int dazukofs_remembered(struct dazukofs_verdict_view *view)
+static int dazukofs_remembered(struct dazukofs_verdict_view *view,
+			       unsigned int kind)
 {
 	unsigned int seen = 0, now = READ_ONCE(dazukofs_nr_groups);
 	struct dazukofs_group *group;
@@ -351,7 +376,8 @@ static int dazukofs_remembered(struct dazukofs_verdict_view *view)
 			break;
 		verdict = dazukofs_verdict_lookup(view, group);
 		if (verdict < 0) {
-			ret = -ENOENT;
+			if (dazukofs_group_wants(group, kind))
+				ret = -ENOENT;
 			continue;
 		}
 		atomic64_inc(&group->stats.cache_hits);
@@ -365,50 +391,30 @@ static int dazukofs_remembered(struct dazukofs_verdict_view *view)
 	return ret;
 }
 
-/**
- * dazukofs_check_access() - ask every group whether an open may proceed
- * @lower_path: the lower file being opened
+/*
+ * An event for the file, posted to every group that wants an access of
+ * @kind and has no verdict for it in @view (NULL: none looked up).  Groups
+ * made since the walk began may miss it: they came after the access.
  *
- * The open path of every regular file on every mount: with no group it
- * costs one patched jump (a static key), and with groups it takes no
- * global lock.  A process holding /dev/dazukofs.ign makes no events.
- * Groups with a verdict remembered on the unchanged file get no event.
- *
- * Return: 0 to allow, -EPERM if a group denied, -EINTR if killed,
- * -ENOMEM.
+ * Return: the event, with the caller's reference (@event->nr is 0 if no
+ * group took it), or NULL for no memory.  *@overflowed tells whether a
+ * group settled its part at once for want of room.
  */
-int dazukofs_check_access(const struct path *lower_path)
+static struct dazukofs_event *dazukofs_post_all(const struct path *lower_path,
+						unsigned int kind,
+						struct dazukofs_verdict_view *view,
+						bool *overflowed)
 {
-	struct dazukofs_verdict_view view;
+	unsigned int nr = READ_ONCE(dazukofs_nr_groups), now, seen = 0;
 	struct dazukofs_event *event;
 	struct dazukofs_group *group;
-	bool overflowed = false, remembered;
-	unsigned int nr, now, seen = 0;
-	int err;
 
-	if (!static_branch_unlikely(&dazukofs_have_groups))
-		return 0;
-	if (dazukofs_ignored())
-		return 0;
-
-	remembered = dazukofs_verdict_view(lower_path, &view);
-	if (remembered) {
-		err = dazukofs_remembered(&view);
-		if (err != -ENOENT) {
-			dazukofs_verdict_unview(&view);
-			return err;
-		}
-	}
-
-	nr = READ_ONCE(dazukofs_nr_groups);
+	*overflowed = false;
 	for (;;) {
-		err = 0;
-		if (!nr)
-			goto out_unview;
-		err = -ENOMEM;
-		event = dazukofs_alloc_event(lower_path, nr);
+		event = dazukofs_alloc_event(lower_path, max(nr, 1U));
 		if (!event)
-			goto out_unview;
+			return NULL;
+		event->close_write = kind == DAZUKOFS_EVENT_CLOSE_WRITE;
 		rcu_read_lock();
 		/*
 		 * Read again inside the read-side section: a group whose
@@ -425,28 +431,72 @@ int dazukofs_check_access(const struct path *lower_path)
 	list_for_each_entry_rcu(group, &dazukofs_groups, node) {
 		/*
 		 * Every group counted in @now comes first: groups are added
-		 * at the tail, and counted before they are added.  Those
-		 * made since came after this open began: they may miss it.
+		 * at the tail, and counted before they are added.
 		 */
 		if (seen++ == now)
 			break;
-		if (remembered) {
+		if (!dazukofs_group_wants(group, kind))
+			continue;
+		if (view) {
 			/* Counted as hits by dazukofs_remembered(). */
-			int verdict = dazukofs_verdict_lookup(&view, group);
+			int verdict = dazukofs_verdict_lookup(view, group);
 
 			if (verdict == DAZUKOFS_DENY)
 				WRITE_ONCE(event->denied, true);
 			if (verdict >= 0)
 				continue;
 		}
-		overflowed |= dazukofs_post(event, group);
+		*overflowed |= dazukofs_post(event, group);
 	}
 	rcu_read_unlock();
+	return event;
+}
+
+/**
+ * dazukofs_check_access() - ask every group whether an open may proceed
+ * @lower_path: the lower file being opened
+ * @exec: the open is for execution
+ *
+ * The open path of every regular file on every mount: with no group it
+ * costs one patched jump (a static key), and with groups it takes no
+ * global lock.  A process holding /dev/dazukofs.ign makes no events.
+ * Groups with a verdict remembered on the unchanged file get no event,
+ * nor do groups whose event mask leaves this open out.
+ *
+ * Return: 0 to allow, -EPERM if a group denied, -EINTR if killed,
+ * -ENOMEM.
+ */
+int dazukofs_check_access(const struct path *lower_path, bool exec)
+{
+	unsigned int kind = DAZUKOFS_EVENT_OPEN |
+			    (exec ? DAZUKOFS_EVENT_EXEC : 0);
+	struct dazukofs_verdict_view view;
+	struct dazukofs_event *event;
+	bool overflowed, remembered;
+	int err;
+
+	if (!static_branch_unlikely(&dazukofs_have_groups))
+		return 0;
+	if (dazukofs_ignored())
+		return 0;
+
+	remembered = dazukofs_verdict_view(lower_path, &view);
+	if (remembered) {
+		err = dazukofs_remembered(&view, kind);
+		if (err != -ENOENT) {
+			dazukofs_verdict_unview(&view);
+			return err;
+		}
+	}
+	event = dazukofs_post_all(lower_path, kind, remembered ? &view : NULL,
+				  &overflowed);
 	if (remembered)
 		dazukofs_verdict_unview(&view);
+	if (!event)
+		return -ENOMEM;
 
 	if (!event->nr && !overflowed && !READ_ONCE(event->denied)) {
-		/* Every group is inactive or remembered "allow". */
+		/* Every group is inactive, uninterested or remembered "allow". */
 		dazukofs_put_event(event);
 		return 0;
 	}
@@ -463,11 +513,61 @@ int dazukofs_check_access(const struct path *lower_path)
 	}
 	dazukofs_put_event(event);
 	return err;
+}
 
-out_unview:
-	if (remembered)
-		dazukofs_verdict_unview(&view);
-	return err;
+/**
+ * dazukofs_close_write_wanted() - should a writable file's close be posted?
+ *
+ * The release of every writable dazukofs file asks: a walk of the few
+ * groups under RCU, nothing when there is none.
+ */
+bool dazukofs_close_write_wanted(void)
+{
+	struct dazukofs_group *group;
+	bool wanted = false;
+
+	if (!static_branch_unlikely(&dazukofs_have_groups))
+		return false;
+	if (dazukofs_ignored())
+		return false;
+	rcu_read_lock();
+	list_for_each_entry_rcu(group, &dazukofs_groups, node) {
+		if (dazukofs_group_wants(group, DAZUKOFS_EVENT_CLOSE_WRITE)) {
+			wanted = true;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return wanted;
+}
+
+/**
+ * dazukofs_close_write() - a file written through a mount was closed
+ * @lower_path: the lower file, whose open file was released already
+ *
+ * Post a close-after-write event to every group that wants one, unless
+ * the file still has writers: the last of them posts it when it closes
+ * (if it wrote through a mount; else the next open is an event as
+ * usual).  Nobody waits for the verdict.  A deny is remembered, so that
+ * the next open is denied without a scan; an allow only if the worker
+ * asks.  A verdict already remembered does not spare the event: closing
+ * a writable file made the lower filesystem report a change, which
+ * forgot it.
+ */
+void dazukofs_close_write(const struct path *lower_path)
+{
+	struct dazukofs_event *event;
+	bool overflowed;
+
+	if (atomic_read(&d_inode(lower_path->dentry)->i_writecount) > 0)
+		return;
+	event = dazukofs_post_all(lower_path, DAZUKOFS_EVENT_CLOSE_WRITE,
+				  NULL, &overflowed);
+	if (!event) {
+		pr_warn_ratelimited("no memory for a close-after-write event; the file is scanned when opened\n");
+		return;
+	}
+	dazukofs_put_event(event);
 }
 
 /* Lock-free: has a reader of @group something to take, or to fail with? */
@@ -711,6 +811,9 @@ int dazukofs_answer_event(struct dazukofs_group *group, unsigned long id,
 	if (!found)
 		return -ENOENT;
 
+	/* A file found bad at its close stays bad until it changes. */
+	if (found->event->close_write && verdict == DAZUKOFS_DENY)
+		remember = true;
 	if (remember) {
 		if (!READ_ONCE(group->remembers))
 			WRITE_ONCE(group->remembers, true);

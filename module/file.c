@@ -13,6 +13,8 @@
 #include <linux/file.h>
 #include <linux/mm.h>
 #include <linux/security.h>
+#include <linux/slab.h>
+#include <linux/task_work.h>
 #include <linux/uio.h>
 
 #include "dazukofs.h"
@@ -138,16 +140,77 @@ static int dazukofs_file_open(struct inode *inode, struct file *file)
 	if (err)
 		return err;
 	if (!dazukofs_file_nonotify(file)) {
-		err = dazukofs_check_access(&lower_path);
+		err = dazukofs_check_access(&lower_path,
+					    file->f_flags & __FMODE_EXEC);
 		if (err)
 			return err;
 	}
 	return dazukofs_open_lower(file, &lower_path);
 }
 
+/* A close-after-write event to post once the lower file is released. */
+struct dazukofs_closed_write {
+	struct callback_head work;
+	struct path lower_path;
+};
+
+static void dazukofs_closed_write_post(struct callback_head *work)
+{
+	struct dazukofs_closed_write *cw =
+		container_of(work, struct dazukofs_closed_write, work);
+
+	dazukofs_close_write(&cw->lower_path);
+	path_put(&cw->lower_path);
+	kfree(cw);
+}
+
+/*
+ * Release the lower file of a writable dazukofs file, then post the close
+ * to the groups that want it.  The event must come after the lower file's
+ * own release, which drops its write access: a worker whose fd finds the
+ * file still open for writing could not have its verdict remembered (see
+ * dazukofs_verdict_snapshot()).  fput() releases in a task work of the
+ * closer; task works run last in, first out, so ours, added before,
+ * runs after it.  A kernel thread may release at once.  A lower file
+ * that outlives this (a shared mapping holds it) still has its writer
+ * when the close is posted: dazukofs_close_write() leaves it to the next
+ * open.
+ */
+static void dazukofs_release_written(struct file *lower)
+{
+	struct dazukofs_closed_write *cw;
+
+	cw = kmalloc(sizeof(*cw), GFP_KERNEL);
+	if (!cw) {
+		/* The next open of the file is an event as usual. */
+		fput(lower);
+		return;
+	}
+	cw->lower_path = lower->f_path;
+	path_get(&cw->lower_path);
+	if (current->flags & PF_KTHREAD) {
+		__fput_sync(lower);
+		dazukofs_closed_write_post(&cw->work);
+		return;
+	}
+	init_task_work(&cw->work, dazukofs_closed_write_post);
+	if (task_work_add(current, &cw->work, TWA_RESUME)) {
+		/* Exiting: no task work; the release is deferred too. */
+		fput(lower);
+		dazukofs_closed_write_post(&cw->work);
+		return;
+	}
+	fput(lower);
+}
+
 static int dazukofs_release(struct inode *inode, struct file *file)
 {
-	fput(dazukofs_lower_file(file));
+	struct file *lower = dazukofs_lower_file(file);
+
+	if ((file->f_mode & FMODE_WRITE) && dazukofs_close_write_wanted())
+		dazukofs_release_written(lower);
+	else
+		fput(lower);
 	return 0;
 }
 

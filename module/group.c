@@ -92,6 +92,7 @@ struct dazukofs_group *dazukofs_group_create(const char *name)
 	group->cache_epoch = dazukofs_new_epoch();
 	/* Fail closed: flooding the queue must not let files through. */
 	group->overflow_action = DAZUKOFS_DENY;
+	group->events = DAZUKOFS_EVENT_OPEN;
 
 	group->id = ida_alloc_max(&dazukofs_ida, DAZUKOFS_MAX_GROUPS - 1,
 				  GFP_KERNEL);

@@ -113,6 +113,8 @@ DAZUKOFS_STAT_ATTR(readers, readers, false);
 DAZUKOFS_STAT_ATTR(cache_hits, cache_hits, true);
 DAZUKOFS_STAT_ATTR(cache_misses, cache_misses, true);
 DAZUKOFS_STAT_ATTR(cache_invalidations, cache_invalidations, true);
+DAZUKOFS_STAT_ATTR(close_writes, close_writes, true);
+DAZUKOFS_STAT_ATTR(close_writes_dropped, close_writes_dropped, true);
 
 static struct attribute *dazukofs_stat_attrs[] = {
 	&dazukofs_stat_events.attr.attr,
@@ -128,6 +130,8 @@ static struct attribute *dazukofs_stat_attrs[] = {
 	&dazukofs_stat_cache_hits.attr.attr,
 	&dazukofs_stat_cache_misses.attr.attr,
 	&dazukofs_stat_cache_invalidations.attr.attr,
+	&dazukofs_stat_close_writes.attr.attr,
+	&dazukofs_stat_close_writes_dropped.attr.attr,
 	NULL,
 };
 

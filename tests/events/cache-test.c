@@ -21,6 +21,7 @@
 
 #include <poll.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/xattr.h>
 
 #include "ev.h"
@@ -366,6 +367,315 @@ static void writer_during_scan_not_remembered(void **state)
 	assert_denied_anew("racy");
 }
 
+/* Write @words to the group's events attribute: 0 or the errno. */
+static int set_events(const char *words)
+{
+	int fd = open(DAZUKOFS_CONFIGFS_ROOT "/" GROUP "/events",
+		      O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	assert_true(fd >= 0);
+	n = write(fd, words, strlen(words));
+	close(fd);
+	return n == (ssize_t)strlen(words) ? 0 : errno;
+}
+
+static void assert_events_attr(const char *want)
+{
+	char buf[64];
+	int fd = open(DAZUKOFS_CONFIGFS_ROOT "/" GROUP "/events",
+		      O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	assert_true(fd >= 0);
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	assert_true(n > 0);
+	buf[n] = '\0';
+	assert_string_equal(buf, want);
+}
+
+/* Each test below chooses the group's events; the rest expect "open". */
+static int events_default(void **state)
+{
+	(void)state;
+	return set_events("open");
+}
+
+static void events_attribute(void **state)
+{
+	(void)state;
+	assert_events_attr("open\n");
+	assert_int_equal(set_events("close_write  open\n"), 0);
+	assert_events_attr("open close_write\n");
+	assert_int_equal(set_events("exec"), 0);
+	assert_events_attr("exec\n");
+	assert_int_equal(set_events("opne"), EINVAL);
+	assert_int_equal(set_events("open bogus"), EINVAL);
+	assert_int_equal(set_events("open_"), EINVAL);
+	assert_int_equal(set_events(" \n"), EINVAL);
+	assert_events_attr("exec\n");
+}
+
+enum write_how { WRITE_PLAIN, WRITE_MMAP, WRITE_TRUNCATE };
+
+/* Fork a process that changes MNT/NAME as @how says and closes it. */
+static pid_t writer(const char *name, enum write_how how, const char *content)
+{
+	char path[512];
+	pid_t pid;
+
+	path_in(path, sizeof(path), mnt, name);
+	pid = fork();
+	if (pid == 0) {
+		size_t len = strlen(content);
+		int fd = open(path, how == WRITE_MMAP ? O_RDWR : O_WRONLY);
+		char *map;
+
+		if (fd < 0)
+			_exit(1);
+		switch (how) {
+		case WRITE_PLAIN:
+			if (pwrite(fd, content, len, 0) != (ssize_t)len)
+				_exit(2);
+			break;
+		case WRITE_MMAP:
+			map = mmap(NULL, len, PROT_READ | PROT_WRITE,
+				   MAP_SHARED, fd, 0);
+			if (map == MAP_FAILED)
+				_exit(3);
+			memcpy(map, content, len);
+			if (munmap(map, len))
+				_exit(4);
+			break;
+		case WRITE_TRUNCATE:
+			if (ftruncate(fd, 0))
+				_exit(5);
+			break;
+		}
+		_exit(close(fd) ? 6 : 0);
+	}
+	return pid;
+}
+
+/*
+ * A writer changed MNT/NAME and closed it without waiting for anyone: the
+ * close is then an event of its own, whose pid is the writer's.
+ */
+static void close_event(const char *name, enum write_how how,
+			const char *content, struct dazukofs_proto_event *ev)
+{
+	long long posted = ev_ctr(GROUP, "close_writes");
+	pid_t pid = writer(name, how, content);
+
+	assert_true(pid > 0);
+	assert_int_equal(ev_opener_wait(pid, 10000), 0);
+	assert_int_equal(ev_ctr(GROUP, "close_writes"), posted + 1);
+	assert_int_equal(ev_read(devfd, ev, 10000), 0);
+	assert_int_equal(ev->pid, pid);
+}
+
+/* Open MNT/NAME with open events on: errno, and *events as open_served(). */
+static int open_with_events(const char *name, int *events)
+{
+	int rc;
+
+	assert_int_equal(set_events("open close_write"), 0);
+	rc = open_served(name, events);
+	assert_int_equal(set_events("close_write"), 0);
+	return rc;
+}
+
+/* Found infected at its close: the deny is remembered without asking. */
+static void close_write_deny_remembered(enum write_how how, const char *name)
+{
+	struct dazukofs_proto_event ev;
+	int events;
+
+	cached_clean(name);
+	assert_int_equal(set_events("close_write"), 0);
+	close_event(name, how, EVIL, &ev);
+	assert_int_equal(answer_by_content(&ev), DAZUKOFS_DENY);
+	assert_int_equal(ev_answer(devfd, ev.id, DAZUKOFS_DENY), 0);
+	close(ev.fd);
+	assert_int_equal(open_with_events(name, &events), EPERM);
+	assert_int_equal(events, 0);
+}
+
+static void close_write_after_write(void **state)
+{
+	(void)state;
+	close_write_deny_remembered(WRITE_PLAIN, "cw-write");
+}
+
+static void close_write_after_mmap_write(void **state)
+{
+	(void)state;
+	close_write_deny_remembered(WRITE_MMAP, "cw-mmap");
+}
+
+/* A group without open events still denies a file found bad at its close. */
+static void close_write_only_denies_opens(void **state)
+{
+	struct dazukofs_proto_event ev;
+	long long events = ev_ctr(GROUP, "events");
+	char path[512];
+
+	(void)state;
+	put_file(mnt, "cw-only", CLEAN);
+	assert_int_equal(set_events("close_write"), 0);
+	close_event("cw-only", WRITE_PLAIN, EVIL, &ev);
+	assert_int_equal(ev_answer(devfd, ev.id, DAZUKOFS_DENY), 0);
+	close(ev.fd);
+	path_in(path, sizeof(path), mnt, "cw-only");
+	assert_int_equal(ev_opener_wait(ev_opener(path), 10000), EPERM);
+	assert_int_equal(ev_ctr(GROUP, "events"), events + 1);
+}
+
+/* An allow at the close is remembered only when the worker asks. */
+static void close_write_allow(void **state)
+{
+	struct dazukofs_proto_event ev;
+	int events;
+
+	(void)state;
+	put_file(mnt, "cw-allow", CLEAN);
+	assert_int_equal(set_events("close_write"), 0);
+	close_event("cw-allow", WRITE_PLAIN, CLEAN, &ev);
+	assert_int_equal(ev_answer(devfd, ev.id, DAZUKOFS_ALLOW), 0);
+	close(ev.fd);
+	assert_int_equal(open_with_events("cw-allow", &events), 0);
+	assert_int_equal(events, 1);
+
+	close_event("cw-allow", WRITE_PLAIN, CLEAN, &ev);
+	assert_int_equal(ev_answer_keep(devfd, ev.id, DAZUKOFS_ALLOW, 1), 0);
+	close(ev.fd);
+	assert_int_equal(open_with_events("cw-allow", &events), 0);
+	assert_int_equal(events, 0);
+}
+
+static void close_write_after_truncate(void **state)
+{
+	struct dazukofs_proto_event ev;
+	struct stat st;
+
+	(void)state;
+	cached_clean("cw-trunc");
+	assert_int_equal(set_events("close_write"), 0);
+	close_event("cw-trunc", WRITE_TRUNCATE, "", &ev);
+	assert_int_equal(fstat(ev.fd, &st), 0);
+	assert_int_equal(st.st_size, 0);
+	assert_int_equal(ev_answer(devfd, ev.id, DAZUKOFS_ALLOW), 0);
+	close(ev.fd);
+}
+
+/* Read-only closes, and closes that leave a writer behind, post nothing. */
+static void close_write_last_writer_only(void **state)
+{
+	struct dazukofs_proto_event ev;
+	long long posted;
+	char path[512];
+	int hold[2], ready[2], fd;
+	pid_t holder, pid;
+	char c;
+
+	(void)state;
+	put_file(mnt, "cw-last", CLEAN);
+	assert_int_equal(set_events("close_write"), 0);
+	posted = ev_ctr(GROUP, "close_writes");
+	path_in(path, sizeof(path), mnt, "cw-last");
+	assert_int_equal(ev_opener_wait(ev_opener(path), 10000), 0);
+
+	assert_int_equal(pipe2(hold, O_CLOEXEC), 0);
+	assert_int_equal(pipe2(ready, O_CLOEXEC), 0);
+	holder = fork();
+	if (holder == 0) {
+		fd = open(path, O_WRONLY);
+		if (fd < 0)
+			_exit(1);
+		close(hold[1]);
+		if (write(ready[1], "r", 1) != 1 || read(hold[0], &c, 1) < 0)
+			_exit(2);
+		_exit(close(fd) ? 3 : 0);
+	}
+	assert_true(holder > 0);
+	close(hold[0]);
+	close(ready[1]);
+	/* The holder has its writable fd open. */
+	assert_int_equal(read(ready[0], &c, 1), 1);
+	close(ready[0]);
+	pid = writer("cw-last", WRITE_PLAIN, EVIL);
+	assert_int_equal(ev_opener_wait(pid, 10000), 0);
+	assert_int_equal(ev_ctr(GROUP, "close_writes"), posted);
+	assert_int_equal(ev_read(devfd, &ev, 0), -ETIMEDOUT);
+
+	close(hold[1]);
+	assert_int_equal(ev_opener_wait(holder, 10000), 0);
+	assert_int_equal(ev_ctr(GROUP, "close_writes"), posted + 1);
+	assert_int_equal(ev_read(devfd, &ev, 10000), 0);
+	assert_int_equal(ev.pid, holder);
+	assert_int_equal(ev_answer(devfd, ev.id, answer_by_content(&ev)), 0);
+	close(ev.fd);
+}
+
+/* Closes fill at most half of max_queue; the rest are dropped, counted. */
+static void close_write_half_queue(void **state)
+{
+	struct dazukofs_proto_event ev;
+	long long posted = ev_ctr(GROUP, "close_writes");
+	long long dropped = ev_ctr(GROUP, "close_writes_dropped");
+	int fd;
+
+	(void)state;
+	put_file(mnt, "cw-q1", CLEAN);
+	put_file(mnt, "cw-q2", CLEAN);
+	assert_int_equal(set_events("close_write"), 0);
+	fd = open(DAZUKOFS_CONFIGFS_ROOT "/" GROUP "/max_queue",
+		  O_WRONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "2", 1), 1);
+	assert_int_equal(ev_opener_wait(writer("cw-q1", WRITE_PLAIN, CLEAN),
+					10000), 0);
+	assert_int_equal(ev_opener_wait(writer("cw-q2", WRITE_PLAIN, CLEAN),
+					10000), 0);
+	assert_int_equal(write(fd, "16384", 5), 5);
+	close(fd);
+	assert_int_equal(ev_ctr(GROUP, "close_writes"), posted + 1);
+	assert_int_equal(ev_ctr(GROUP, "close_writes_dropped"), dropped + 1);
+	assert_int_equal(ev_read(devfd, &ev, 10000), 0);
+	assert_int_equal(ev_answer(devfd, ev.id, DAZUKOFS_ALLOW), 0);
+	close(ev.fd);
+	assert_int_equal(ev_read(devfd, &ev, 0), -ETIMEDOUT);
+}
+
+/* "exec" alone: execve makes events, other opens do not. */
+static void exec_events_only(void **state)
+{
+	struct dazukofs_proto_event ev;
+	char path[512];
+	int events;
+	pid_t pid;
+
+	(void)state;
+	put_file(mnt, "exec.sh", "#!/bin/sh\nexit 0\n");
+	path_in(path, sizeof(path), mnt, "exec.sh");
+	assert_int_equal(chmod(path, 0755), 0);
+	assert_int_equal(set_events("exec"), 0);
+	assert_int_equal(open_served("exec.sh", &events), 0);
+	assert_int_equal(events, 0);
+	pid = fork();
+	if (pid == 0) {
+		execl(path, path, (char *)NULL);
+		_exit(errno == EPERM ? 100 : 101);
+	}
+	assert_true(pid > 0);
+	assert_int_equal(ev_read(devfd, &ev, 10000), 0);
+	assert_int_equal(ev.pid, pid);
+	assert_int_equal(ev_answer(devfd, ev.id, DAZUKOFS_DENY), 0);
+	close(ev.fd);
+	assert_int_equal(ev_opener_wait(pid, 10000), 100);
+}
+
 /* Bad answers are refused and change nothing. */
 static void bad_remember_answers(void **state)
 {
@@ -403,6 +713,19 @@ int main(int argc, char **argv)
 		cmocka_unit_test(flush_forgets),
 		cmocka_unit_test(writer_during_scan_not_remembered),
 		cmocka_unit_test(bad_remember_answers),
+		cmocka_unit_test_teardown(events_attribute, events_default),
+		cmocka_unit_test_teardown(close_write_after_write, events_default),
+		cmocka_unit_test_teardown(close_write_after_mmap_write,
+					  events_default),
+		cmocka_unit_test_teardown(close_write_after_truncate,
+					  events_default),
+		cmocka_unit_test_teardown(close_write_only_denies_opens,
+					  events_default),
+		cmocka_unit_test_teardown(close_write_allow, events_default),
+		cmocka_unit_test_teardown(close_write_last_writer_only,
+					  events_default),
+		cmocka_unit_test_teardown(close_write_half_queue, events_default),
+		cmocka_unit_test_teardown(exec_events_only, events_default),
 	};
 	int id, rc, ign;
 

@@ -45,4 +45,19 @@
 #define DAZUKOFS_ALLOW			0
 #define DAZUKOFS_DENY			1
 
+/*
+ * What makes events for a group: its configfs attribute "events" lists the
+ * names below, separated by blanks.  The default is "open", the 2009
+ * semantics.  An open for execution (execve) counts as "open" and "exec";
+ * "close_write" is the close of a file that was open for writing through
+ * a dazukofs mount, by its last writer (the closer does not wait).
+ */
+#define DAZUKOFS_EVENT_OPEN		0x1
+#define DAZUKOFS_EVENT_EXEC		0x2
+#define DAZUKOFS_EVENT_CLOSE_WRITE	0x4
+#define DAZUKOFS_EVENT_ALL		0x7
+#define DAZUKOFS_EVENT_NAME_OPEN	"open"
+#define DAZUKOFS_EVENT_NAME_EXEC	"exec"
+#define DAZUKOFS_EVENT_NAME_CLOSE_WRITE	"close_write"
+
 #endif /* _UAPI_LINUX_DAZUKOFS_H */
