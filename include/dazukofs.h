@@ -79,6 +79,16 @@ int dazukofs_group_set_grace(const char *name, unsigned int ms);
  * loading new signatures).  -1/EOPNOTSUPP if the module is too old.
  */
 int dazukofs_group_flush(const char *name);
+/*
+ * What makes events for the group (the same bits as the kernel's
+ * <linux/dazukofs.h>): opens (the default), opens for execve, closes of
+ * files written through a mount (the closer does not wait; a deny is
+ * remembered).  At least one.  -1/EOPNOTSUPP if the module is too old.
+ */
+#define DAZUKOFS_EVENT_OPEN		0x1
+#define DAZUKOFS_EVENT_EXEC		0x2
+#define DAZUKOFS_EVENT_CLOSE_WRITE	0x4
+int dazukofs_group_set_events(const char *name, unsigned int events);
 /* Fills up to max infos, returns how many groups exist (may be > max). */
 int dazukofs_group_list(struct dazukofs_group_info *infos, size_t max);
 int dazukofs_group_info(const char *name, struct dazukofs_group_info *info);

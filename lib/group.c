@@ -2,7 +2,8 @@
 /*
  * Groups: directories in configfs (DAZUKOFS_CONFIGFS_ROOT/NAME) whose
  * attributes id, track, timeout_ms and timeout_action are the settings
- * (and grace_ms, set on its own by dazukofs_group_set_grace()).
+ * (and grace_ms and events, set on their own by dazukofs_group_set_grace()
+ * and dazukofs_group_set_events()).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -187,6 +188,39 @@ DZ_EXPORT int dazukofs_group_flush(const char *name)
 	if (!dz_check_name(what, name))
 		return -1;
 	return dz_write_new_attr(what, name, "flush", "1");
+}
+
+DZ_EXPORT int dazukofs_group_set_events(const char *name, unsigned int events)
+{
+	static const struct {
+		unsigned int bit;
+		const char *word;
+	} names[] = {
+		{ DAZUKOFS_EVENT_OPEN, DAZUKOFS_EVENT_NAME_OPEN },
+		{ DAZUKOFS_EVENT_EXEC, DAZUKOFS_EVENT_NAME_EXEC },
+		{ DAZUKOFS_EVENT_CLOSE_WRITE, DAZUKOFS_EVENT_NAME_CLOSE_WRITE },
+	};
+	char what[DZ_WHAT_MAX], words[64] = "";
+	size_t i;
+
+	snprintf(what, sizeof(what), "cannot set the events of group '%.80s'",
+		 name ? name : "(null)");
+	if (!dz_check_name(what, name))
+		return -1;
+	if (!events || (events & ~(unsigned int)DAZUKOFS_EVENT_ALL)) {
+		dz_fail_plain(EINVAL,
+			      "%s: 0x%x is not a set of DAZUKOFS_EVENT_OPEN, _EXEC and _CLOSE_WRITE",
+			      what, events);
+		return -1;
+	}
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!(events & names[i].bit))
+			continue;
+		if (words[0])
+			strcat(words, " ");
+		strcat(words, names[i].word);
+	}
+	return dz_write_new_attr(what, name, "events", words);
 }
 
 DZ_EXPORT int dazukofs_group_delete(const char *name)

@@ -118,7 +118,7 @@ static inline struct file *dazukofs_lower_file(const struct file *file)
  *			 changed (or may have)
  * @close_writes: close-after-write events posted (also in @events)
  * @close_writes_dropped: close-after-write events never posted: the group
- *			  had half its max_queue unsettled, or no memory
+ *			  had half its max_queue unsettled
  */
 struct dazukofs_stats {
 	atomic64_t events;

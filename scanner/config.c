@@ -11,6 +11,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <dazukofs.h>
+
 #include "clamdconf.h"
 #include "config.h"
 #include "log.h"
@@ -60,6 +62,7 @@ void config_init(struct config *cfg)
 	cfg->track = 1;
 	/* A restart (RestartSec=2s) plus loading the signatures, and margin. */
 	cfg->grace_ms = 30000;
+	cfg->events = DAZUKOFS_EVENT_OPEN;
 	cfg->source = SOURCE_DAZUKOFS;
 	cfg->cache_size = 65536;
 	cfg->clamav_cache = 1;
@@ -335,6 +338,46 @@ static int add_prefix(struct str_list *l, const char *key, const char *s,
 
 #define FAIL(...) do { snprintf(err, errlen, __VA_ARGS__); return -1; } while (0)
 
+/*
+ * The group's events: open, exec, close_write, separated by blanks or
+ * commas, at least one.  0, or -1 for anything else.
+ */
+static int parse_events(const char *value, unsigned int *events)
+{
+	static const struct {
+		const char *word;
+		unsigned int bit;
+	} names[] = {
+		{ "open", DAZUKOFS_EVENT_OPEN },
+		{ "exec", DAZUKOFS_EVENT_EXEC },
+		{ "close_write", DAZUKOFS_EVENT_CLOSE_WRITE },
+	};
+	unsigned int got = 0;
+	const char *p = value;
+
+	for (;;) {
+		size_t len, i;
+
+		p += strspn(p, " \t,");
+		if (!*p)
+			break;
+		len = strcspn(p, " \t,");
+		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+			if (strlen(names[i].word) == len &&
+			    !strncmp(p, names[i].word, len))
+				break;
+		}
+		if (i == sizeof(names) / sizeof(names[0]))
+			return -1;
+		got |= names[i].bit;
+		p += len;
+	}
+	if (!got)
+		return -1;
+	*events = got;
+	return 0;
+}
+
 int config_set(struct config *cfg, const char *key_in, const char *value,
 	       char *err, size_t errlen)
 {
@@ -508,6 +551,10 @@ int config_set(struct config *cfg, const char *key_in, const char *value,
 			FAIL("grace_ms: '%s' is not a number from 0 to %u",
 			     value, GRACE_MS_MAX);
 		cfg->grace_ms = (unsigned int)u;
+	} else if (!strcmp(key, "events")) {
+		if (parse_events(value, &cfg->events))
+			FAIL("events: '%s' is not a list of open, exec and close_write",
+			     value);
 	} else if (!strcmp(key, "source")) {
 		if (!strcmp(value, "dazukofs"))
 			cfg->source = SOURCE_DAZUKOFS;
@@ -692,6 +739,9 @@ void config_usage(FILE *out, const char *prog)
 "      --track yes|no         crash-tracked group (default yes)\n"
 "      --grace-ms MS          tracked group: how long its events wait for a\n"
 "                             restarted scanner, 0 to 600000 (default 30000)\n"
+"      --events 'open exec close_write'  what is scanned (source dazukofs):\n"
+"                             opens, execs, files as their writer closes\n"
+"                             them (default open)\n"
 "      --cache-size N         verdict cache entries, 0 disables (default 65536)\n"
 "      --clamav-cache yes|no  libclamav's cache of clean file hashes (default yes)\n"
 "      --status-interval-ms MS  how often the status line is updated (default 5000)\n"
@@ -747,6 +797,7 @@ static const struct option long_opts[] = {
 	{ "timeout-action", required_argument, NULL, 0 },
 	{ "track", required_argument, NULL, 0 },
 	{ "grace-ms", required_argument, NULL, 0 },
+	{ "events", required_argument, NULL, 0 },
 	{ "cache-size", required_argument, NULL, 0 },
 	{ "clamav-cache", required_argument, NULL, 0 },
 	{ "status-interval-ms", required_argument, NULL, 0 },
@@ -881,6 +932,11 @@ int config_from_args(struct config *cfg, int argc, char **argv, char *err,
 	}
 	if (cfg->source == SOURCE_FANOTIFY && !cfg->fanotify_mount) {
 		snprintf(err, errlen, "source fanotify needs fanotify_mount (--fanotify-mount PATH)");
+		if (!check_problem(cfg, err))
+			return -1;
+	}
+	if (cfg->source == SOURCE_FANOTIFY && cfg->events != DAZUKOFS_EVENT_OPEN) {
+		snprintf(err, errlen, "events: source fanotify scans opens only (events = open)");
 		if (!check_problem(cfg, err))
 			return -1;
 	}

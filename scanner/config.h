@@ -94,6 +94,7 @@ struct config {
 	enum verdict timeout_action;
 	int track;
 	unsigned int grace_ms;		/* the group's grace_ms (tracked) */
+	unsigned int events;		/* the group's DAZUKOFS_EVENT_* bits */
 	enum source_kind source;
 	char *fanotify_mount;
 	int foreground;

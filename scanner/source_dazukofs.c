@@ -215,6 +215,26 @@ static void dz_set_grace(const struct config *cfg)
 		log_info("group '%s': grace_ms=%u", cfg->group, cfg->grace_ms);
 }
 
+/*
+ * The group's events, set on every start: a group taken over may have
+ * another run's.  A module too old to know them scans opens only, which
+ * is fine only if that is all the configuration asks for.
+ */
+static int dz_set_events(const struct config *cfg, char *err, size_t errlen)
+{
+	if (dazukofs_group_set_events(cfg->group, cfg->events)) {
+		if (errno == EOPNOTSUPP && cfg->events == DAZUKOFS_EVENT_OPEN)
+			return 0;
+		snprintf(err, errlen, "%s", dazukofs_strerror());
+		return -1;
+	}
+	log_info("group '%s': events%s%s%s", cfg->group,
+		 cfg->events & DAZUKOFS_EVENT_OPEN ? " open" : "",
+		 cfg->events & DAZUKOFS_EVENT_EXEC ? " exec" : "",
+		 cfg->events & DAZUKOFS_EVENT_CLOSE_WRITE ? " close_write" : "");
+	return 0;
+}
+
 /* Create the group, or take over one a crashed run left behind. */
 static int dz_start(struct source *src, char *err, size_t errlen)
 {
@@ -244,7 +264,7 @@ static int dz_start(struct source *src, char *err, size_t errlen)
 started:
 	((struct dz_source *)src->priv)->started = 1;
 	dz_set_grace(cfg);
-	return 0;
+	return dz_set_events(cfg, err, errlen);
 fail:
 	snprintf(err, errlen, "%s", dazukofs_strerror());
 	return -1;

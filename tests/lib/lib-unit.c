@@ -151,6 +151,35 @@ static void test_set_grace(void **state)
 	assert_msg("has no grace_ms");
 }
 
+static void test_set_events(void **state)
+{
+	struct fake *f = *state;
+
+	assert_int_equal(dazukofs_group_create("g", NULL), 0);
+	fake_write(f->configfs, "g/events", "open\n");
+	assert_int_equal(dazukofs_group_set_events("g", DAZUKOFS_EVENT_OPEN |
+						   DAZUKOFS_EVENT_CLOSE_WRITE), 0);
+	assert_string_equal(fake_read(f->configfs, "g/events"),
+			    "open close_write");
+	assert_int_equal(dazukofs_group_set_events("g", DAZUKOFS_EVENT_EXEC |
+						   DAZUKOFS_EVENT_CLOSE_WRITE), 0);
+	assert_string_equal(fake_read(f->configfs, "g/events"),
+			    "exec close_write");
+	assert_int_equal(dazukofs_group_set_events("g", 0), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(dazukofs_group_set_events("g", 0x8), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_msg("cannot set the events of group 'g': 0x8 is not a set of");
+	assert_string_equal(fake_read(f->configfs, "g/events"),
+			    "exec close_write");
+	assert_int_equal(dazukofs_group_set_events("nope", 1), -1);
+	assert_int_equal(errno, ENOENT);
+	assert_int_equal(dazukofs_group_create("old", NULL), 0);
+	assert_int_equal(dazukofs_group_set_events("old", 1), -1);
+	assert_int_equal(errno, EOPNOTSUPP);
+	assert_msg("has no events");
+}
+
 static void test_flush(void **state)
 {
 	struct fake *f = *state;
@@ -585,6 +614,7 @@ int main(void)
 		T(test_create_bad),
 		T(test_create_root_missing),
 		T(test_set_grace),
+		T(test_set_events),
 		T(test_flush),
 		T(test_cache_stats),
 		T(test_info_list),

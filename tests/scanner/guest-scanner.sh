@@ -6,7 +6,8 @@
 # 2 workers, the test signatures) run; then: readers == workers; both
 # workers scan at once (the scanning_peak statistic); a clean
 # file opens; EICAR gets EPERM and a FOUND line; a clean file changed to
-# infected is caught; after SIGHUP with a new signature in the database a
+# infected is caught; with events open close_write an infected file is
+# caught as its writer closes it; after SIGHUP with a new signature in the database a
 # file that was clean is caught; kill -9 of the scanner under load loses
 # no verdict (every opener returns, group counters add up; grace_ms 0)
 # and a restart re-arms the tracked group; with grace_ms set, an EICAR
@@ -47,7 +48,7 @@ gs() { cat "$GS/$1"; }
 start_scanner() {
 	"$SCANNER" -f -c /dev/null --group "$G" --workers "$WORKERS" \
 		--database "$DB" --log-level debug --timeout-ms 0 \
-		--grace-ms "$GRACE" >>"$LOG" 2>&1 &
+		--grace-ms "$GRACE" --events "open close_write" >>"$LOG" 2>&1 &
 	PID=$!
 }
 
@@ -122,6 +123,30 @@ counter_ge "$GS/cache_hits" $((hits0 + 1)) || fail "no cache hit counted"
 pass "re-open of a scanned clean file: no event, a kernel cache hit"
 echo "now infected $MARKER ..............." > "$M/later.txt"
 expect_denied "$M/later.txt"
+
+# scan-after-write (events open close_write): a file written through the
+# mount is scanned when its writer closes it, before anyone opens it, and
+# the deny is remembered: its first open is denied without an event; a
+# clean file written so is remembered clean (the scan is the close's)
+[ "$(cat /sys/kernel/config/dazukofs/$G/events)" = "open close_write" ] ||
+	fail "group events: $(cat /sys/kernel/config/dazukofs/$G/events)"
+cw0=$(gs close_writes) de0=$(gs denied)
+make_eicar "$M/written.com"
+wait_for 10 "a close-after-write event" counter_ge "$GS/close_writes" $((cw0 + 1))
+wait_for 10 "the close's deny" counter_ge "$GS/denied" $((de0 + 1))
+log_has "$LOG" "FOUND .* path=$L/written.com " 1 ||
+	fail "written.com not found infected at its close"
+ev0=$(gs events) hits0=$(gs cache_hits)
+expect_denied "$M/written.com"
+[ "$(gs events)" = "$ev0" ] || fail "the first open of written.com made an event"
+[ "$(gs cache_hits)" -gt "$hits0" ] || fail "no cache hit for written.com"
+pass "an infected file written through the mount is caught at its close, its first open denied without a scan"
+cw0=$(gs close_writes) al0=$(gs allowed)
+echo "written clean" > "$M/written.txt"
+wait_for 10 "a close-after-write event" counter_ge "$GS/close_writes" $((cw0 + 1))
+wait_for 10 "the close's allow" counter_ge "$GS/allowed" $((al0 + 2))
+wait_for 10 "an open of written.txt without an event" remembered "$M/written.txt"
+pass "a clean file written through the mount is scanned at its close and remembered"
 
 # SIGHUP with a new signature
 expect_allowed "$M/newsig.txt"

@@ -11,6 +11,8 @@
 
 #include <cmocka.h>
 
+#include <dazukofs.h>
+
 #include "capture.h"
 
 #include "config.h"
@@ -56,6 +58,7 @@ static void test_defaults(void **state)
 	assert_int_equal(cfg.source, SOURCE_DAZUKOFS);
 	assert_int_equal(cfg.track, 1);
 	assert_int_equal(cfg.grace_ms, 30000);
+	assert_int_equal(cfg.events, DAZUKOFS_EVENT_OPEN);
 	assert_int_equal(cfg.clamav_cache, 1);
 	config_free(&cfg);
 }
@@ -170,6 +173,9 @@ static void test_bad_lines(void **state)
 		{ "timeout_ms = 86400001\n", ":1:", "timeout_ms" },
 		{ "grace_ms = 600001\n", ":1:", "grace_ms: '600001' is not a number from 0 to 600000" },
 		{ "grace_ms = -1\n", ":1:", "grace_ms" },
+		{ "events =  ,\n", ":1:", "events: ',' is not a list of open, exec and close_write" },
+		{ "events = open write\n", ":1:", "events: 'open write'" },
+		{ "events = open_exec\n", ":1:", "events" },
 		{ "include = relative/path\n", ":1:", "absolute" },
 		{ "prevention = maybe\n", ":1:", "prevention: 'maybe' is not yes (deny) or no" },
 		{ "exclude_uid = bob\n", ":1:", "exclude_uid: 'bob' is not a uid" },
@@ -403,6 +409,35 @@ static int args(struct config *cfg, char *err, size_t errlen, ...)
 	return config_from_args(cfg, argc, argv, err, errlen);
 }
 
+static void test_events(void **state)
+{
+	char err[CONFIG_ERR_MAX] = "";
+	struct config cfg;
+	char *path;
+
+	(void)state;
+	config_init(&cfg);
+	assert_int_equal(load(&cfg, "events = close_write, exec\n", err,
+			      sizeof(err)), 0);
+	assert_int_equal(cfg.events,
+			 DAZUKOFS_EVENT_CLOSE_WRITE | DAZUKOFS_EVENT_EXEC);
+	assert_int_equal(load(&cfg, "events = open close_write open\n", err,
+			      sizeof(err)), 0);
+	assert_int_equal(cfg.events,
+			 DAZUKOFS_EVENT_OPEN | DAZUKOFS_EVENT_CLOSE_WRITE);
+	config_free(&cfg);
+	/* Only dazukofs groups have exec and close_write events. */
+	config_init(&cfg);
+	path = write_tmp("", 0);
+	assert_int_equal(args(&cfg, err, sizeof(err), "-c", path,
+			      "--source", "fanotify", "--fanotify-mount", "/mnt",
+			      "--events", "close_write", (char *)NULL), -1);
+	assert_non_null(strstr(err, "source fanotify scans opens only"));
+	unlink(path);
+	free(path);
+	config_free(&cfg);
+}
+
 static void test_command_line(void **state)
 {
 	char err[CONFIG_ERR_MAX] = "";
@@ -623,6 +658,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_good_file),
+		cmocka_unit_test(test_events),
 		cmocka_unit_test(test_bad_lines),
 		cmocka_unit_test(test_exclusions),
 		cmocka_unit_test(test_trailing_comment),
