@@ -249,12 +249,15 @@ struct dazukofs_stamp {
  * @changes: the fsnotify changes counted on the file then
  * @epoch: the group's cache epoch then
  * @valid: a verdict on it may be remembered, if nothing changes
+ * @racy: taken in the clock tick of the file's last change, which the
+ *	  stamp may then miss: an allow on it is not remembered
  */
 struct dazukofs_snapshot {
 	struct dazukofs_stamp stamp;
 	u64 changes;
 	u64 epoch;
 	bool valid;
+	bool racy;
 };
 
 struct dazukofs_verdicts;

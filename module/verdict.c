@@ -19,7 +19,8 @@
  * such a mapping keeps it; the close of the last such file is an event.
  * Timestamps come from a coarse clock: a change made within the tick in
  * which a worker's view of the file was taken may leave the stamp as it
- * was, so such a view is never remembered (git's "racily clean" rule).
+ * was, so an allow on such a view is never remembered (git's "racily
+ * clean" rule); a deny is, as a stale deny lets nothing through.
  *
  * Each group has a cache epoch, unique among all groups ever made; a
  * verdict belongs to the group whose current epoch it carries.  Flushing
@@ -308,9 +309,9 @@ void dazukofs_verdict_snapshot(struct dazukofs_group *group,
 	spin_unlock(&v->lock);
 	dazukofs_take_stamp(inode, &snap->stamp, true);
 	now = current_time(inode);
-	snap->valid = dazukofs_verdict_possible(lower->dentry) &&
-		      timespec64_compare(&snap->stamp.ctime, &now) < 0 &&
-		      timespec64_compare(&snap->stamp.mtime, &now) < 0;
+	snap->valid = dazukofs_verdict_possible(lower->dentry);
+	snap->racy = timespec64_compare(&snap->stamp.ctime, &now) >= 0 ||
+		     timespec64_compare(&snap->stamp.mtime, &now) >= 0;
 	dazukofs_verdicts_put(v);
 }
 
@@ -322,8 +323,9 @@ void dazukofs_verdict_snapshot(struct dazukofs_group *group,
  * @verdict: DAZUKOFS_ALLOW or DAZUKOFS_DENY
  *
  * Stored only if the file is as it was when the worker's fd was opened,
- * nobody has it open for writing, and the group was not flushed since:
- * else the answer holds for this open only.
+ * nobody has it open for writing, the group was not flushed since, and,
+ * for an allow, the view was not taken in the tick of the file's last
+ * change: else the answer holds for this open only.
  *
  * Return: true if the verdict was stored.
  */
@@ -338,6 +340,13 @@ bool dazukofs_verdict_store(struct dazukofs_group *group,
 	unsigned int i;
 
 	if (!snap->valid || snap->epoch != READ_ONCE(group->cache_epoch))
+		return false;
+	/*
+	 * A racy view may miss a change in its tick: an allow might be
+	 * about content the file no longer has.  A deny may be remembered:
+	 * at worst it stays until the file's next change.
+	 */
+	if (snap->racy && verdict != DAZUKOFS_DENY)
 		return false;
 	v = dazukofs_verdicts_get(inode, false);
 	if (!v)
