@@ -51,6 +51,21 @@ wait_for 10 "the detection in the journal" detected
 printf '$ %s\n' "journalctl -u dazuko-clamscan -o cat | grep invoice.pdf.exe"
 journalctl -q --no-pager -u dazuko-clamscan -o cat | grep 'invoice.pdf.exe'
 
+show "scan-after-write: a file written through the mount is scanned as its writer closes it"
+run grep events /etc/dazukofs/clamscan.conf
+printf '$ %s\n' "printf '%s' \"\$EICAR\" > /srv/data/upload.bin   # the upload itself is not refused"
+make_eicar /srv/data/upload.bin || fail "writing the upload failed"
+caught() { journalctl -q --no-pager -u dazuko-clamscan -o cat | grep -q 'upload.bin'; }
+wait_for 10 "the upload's detection at its close" caught
+printf '$ %s\n' "journalctl -u dazuko-clamscan -o cat | grep upload.bin   # caught before anyone opened it"
+journalctl -q --no-pager -u dazuko-clamscan -o cat | grep 'upload.bin'
+printf '$ %s\n' "cat /srv/data/upload.bin   # denied by the kernel's remembered verdict, no rescan"
+if cat /srv/data/upload.bin >/dev/null 2>"$OUT/demo-upload.err"; then
+	fail "the infected upload opened"
+fi
+cat "$OUT/demo-upload.err"
+grep -q "Operation not permitted" "$OUT/demo-upload.err" || fail "upload not refused with EPERM"
+
 show "what the kernel sees"
 run dazukofsctl status || fail "dazukofsctl status"
 run dazukofsctl stats || fail "dazukofsctl stats"

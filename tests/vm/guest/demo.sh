@@ -29,6 +29,8 @@ timeout_ms = 30000
 workers = 2
 database = /var/lib/clamav
 log_level = info
+# scan a file also as soon as its writer closes it, before anyone opens it
+events = open close_write
 EOF
 
 mkdir -p /srv/data
