@@ -4,7 +4,9 @@
 # open never stalls the group.  Stacks dazukofs on refusefs (a FUSE
 # pass-through of a tmpfs that refuses root's open of some names, with
 # allow_other) and runs openerr-test: openers run as nobody, the worker
-# as root.  Then unmounts, unloads and checks that nothing is left.
+# as root.  Then dazuko-clamscan's answer after the group timeout (a scan
+# stalled in a FUSE read) must be logged as late.  Then unmounts, unloads
+# and checks that nothing is left.
 # Optional: DAZUKOFS_TEST_FILTER (cmocka pattern).
 set -u
 DZ_TAG=guest-openerr
@@ -34,6 +36,36 @@ start=$(date +%s)
 rc=$?
 cat "$OUT/openerr-test.log"
 echo "guest-openerr: openerr-test took $(( $(date +%s) - start )) s"
+
+# dazuko-clamscan's verdict that comes after the kernel's timeout is logged
+# as what happened, not as its own verdict: the scan of stall.txt waits in
+# a read of the FUSE lower (until .release appears) past timeout_ms, the
+# kernel settles the open by timeout_action, and the late answer fails.
+late_answer() {
+	_scanner=$DAZUKOFS_BUILD/scanner/dazuko-clamscan _log=$OUT/late-scanner.log
+	_gs=/sys/fs/dazukofs/groups/late
+	[ -x "$_scanner" ] || { echo "guest-openerr: $_scanner missing" >&2; return 1; }
+	echo "a file whose scan stalls" >"$SRC/stall.txt"
+	"$_scanner" -f -c /dev/null --group late --workers 1 \
+		--database "$DAZUKOFS_SRC/tests/scanner/db" --timeout-ms 1000 \
+		--timeout-action allow --grace-ms 0 --cache-size 0 \
+		--clamav-cache no >"$_log" 2>&1 &
+	_pid=$!
+	_ready() { grep -q 'notice: ready:' "$_log"; }
+	dz_wait_for 120 "the scanner ready" _ready || { cat "$_log"; return 1; }
+	cat "$OEMNT/stall.txt" >/dev/null 2>"$OUT/late-cat.err" &
+	_cat=$!
+	_timed_out() { [ "$(cat $_gs/timeouts)" = 1 ]; }
+	dz_wait_for 30 "the kernel's timeout of the stalled scan" _timed_out ||
+		{ cat "$_log"; return 1; }
+	touch "$SRC/.release"
+	_late() { grep -q 'verdict [a-z]* answered after the group timeout (timeout_ms=1000); the kernel had applied timeout_action=allow' "$_log"; }
+	dz_wait_for 30 "the late answer's log line" _late || { cat "$_log"; return 1; }
+	wait "$_cat" || { echo "guest-openerr: FAIL: the timed-out open failed" >&2; return 1; }
+	kill -TERM "$_pid" && wait "$_pid" || { echo "guest-openerr: FAIL: scanner exit" >&2; cat "$_log"; return 1; }
+	echo "guest-openerr: PASS: a verdict after the group timeout is logged as late"
+}
+late_answer || rc=1
 
 dz_check_idle || rc=1
 echo "counters at the end: $(dz_counters)"

@@ -4,7 +4,8 @@
  * read-only, except that open() by root fails for some names:
  *   a name containing "refused" fails with EACCES (an LSM, NFS root_squash
  *   or a FUSE lower that refuses root: a permanent error);
- *   a name containing "nomem" fails with ENOMEM (a transient error).
+ *   a name containing "nomem" fails with ENOMEM (a transient error);
+ * and a read of a name containing "stall" waits for SOURCE/.release.
  * Any other user opens them normally.  For the open-error tests
  * (guest-events-openerr.sh): the opener's open succeeds, the worker's
  * (root) open of the same file fails.
@@ -107,12 +108,28 @@ static int rf_open(const char *path, struct fuse_file_info *fi)
 	return 0;
 }
 
+/*
+ * A read of a name containing "stall" waits until SOURCE/.release exists
+ * (at most a minute): a worker's scan that outlasts the group's timeout.
+ */
+static void rf_stall(const char *path)
+{
+	char flag[PATH_MAX];
+	int tries;
+
+	if (!strstr(path, "stall") || src(flag, "/.release"))
+		return;
+	for (tries = 0; tries < 6000 && access(flag, F_OK); tries++)
+		usleep(10000);
+}
+
 static int rf_read(const char *path, char *buf, size_t size, off_t off,
 		   struct fuse_file_info *fi)
 {
-	ssize_t n = pread((int)fi->fh, buf, size, off);
+	ssize_t n;
 
-	(void)path;
+	rf_stall(path);
+	n = pread((int)fi->fh, buf, size, off);
 	return n < 0 ? -errno : (int)n;
 }
 
