@@ -52,7 +52,7 @@ printf '$ %s\n' "journalctl -u dazuko-clamscan -o cat | grep invoice.pdf.exe"
 journalctl -q --no-pager -u dazuko-clamscan -o cat | grep 'invoice.pdf.exe'
 
 show "scan-after-write: a file written through the mount is scanned as its writer closes it"
-run grep events /etc/dazukofs/clamscan.conf
+run grep events "$(dazuko-clamscan --help | sed -n 's/.*--config FILE .*(default \(.*\))$/\1/p')"
 printf '$ %s\n' "printf '%s' \"\$EICAR\" > /srv/data/upload.bin   # the upload itself is not refused"
 make_eicar /srv/data/upload.bin || fail "writing the upload failed"
 caught() { journalctl -q --no-pager -u dazuko-clamscan -o cat | grep -q 'upload.bin'; }
