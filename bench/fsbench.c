@@ -267,37 +267,33 @@ static int by_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+static long list_cap;
+
+static int list_one(const char *p, const struct stat *st, int type,
+		    struct FTW *ftw)
+{
+	(void)ftw;
+	if (type != FTW_F || !S_ISREG(st->st_mode))
+		return 0;
+	if (nlist == list_cap) {
+		list_cap = list_cap ? list_cap * 2 : 256;
+		list = realloc(list, (size_t)list_cap * sizeof(*list));
+		if (!list)
+			die("realloc", NULL);
+	}
+	list[nlist] = strdup(p);
+	if (!list[nlist++])
+		die("strdup", NULL);
+	return 0;
+}
+
+/* every regular file under @dir, subdirectories included */
 static void load_list(const char *dir)
 {
-	struct dirent *de;
-	DIR *d;
-	long cap = 0;
-
 	if (list)
 		return;
-	d = opendir(dir);
-	if (!d)
-		die("opendir", dir);
-	while ((de = readdir(d))) {
-		char p[4096];
-		struct stat st;
-
-		snprintf(p, sizeof(p), "%s/%s", dir, de->d_name);
-		if (lstat(p, &st))
-			die("lstat", p);
-		if (!S_ISREG(st.st_mode))
-			continue;
-		if (nlist == cap) {
-			cap = cap ? cap * 2 : 256;
-			list = realloc(list, (size_t)cap * sizeof(*list));
-			if (!list)
-				die("realloc", NULL);
-		}
-		list[nlist] = strdup(p);
-		if (!list[nlist++])
-			die("strdup", NULL);
-	}
-	closedir(d);
+	if (nftw(dir, list_one, 64, FTW_PHYS))
+		die("nftw", dir);
 	if (!nlist) {
 		fprintf(stderr, "fsbench: no regular files in %s\n", dir);
 		exit(1);
