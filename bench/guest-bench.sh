@@ -20,6 +20,9 @@
 #   fanotify   M = LOWER/data, FAN_OPEN_PERM on LOWER's mount answered by
 #              fanlistener (allow-all); every open must be counted by it
 # In quick mode ext4 runs only $CONFIGS_EXT4 (a subset); full mode runs all.
+# The configurations are interleaved: each repeat sets up and runs every one
+# once, the order rotated by one each repeat, and every setup runs each
+# workload once untimed first (fsbench suite -W) and then once timed.
 #
 # Then the scanner benchmark (fs "scanner" in the CSV), over a generated
 # corpus (fsbench corpus: $CORPUS files of mixed sizes, deterministic) on a
@@ -34,6 +37,8 @@
 #                       dazukofs): files/s with its engine load (clamscan of
 #                       an empty directory, measured just before, workload
 #                       "engine") subtracted; clamscan+load: without
+#   (clamscan and dazuko-clamscan-wN interleave per repeat, a fresh
+#   scanner each time; so do the three reopen configurations)
 #   reopen              open+close of the already scanned corpus (loops of
 #                       $REOPENSECS s) on dazukofs with no group, with dz-g1
 #                       (allow-all) and with dazuko-clamscan-cache (1 worker,
