@@ -511,8 +511,10 @@ higher is faster.
 - The same clamd.conf serves clamd, clamonacc and clamdscan, and
   dazuko-clamscan imports it: MaxFileSize 100M, MaxScanSize 400M,
   MaxRecursion 17, MaxFiles 10000, AlertExceedsMax, AlertEncrypted,
-  OnAccessMaxFileSize 100M, clamd as user clamav (excluded from on-access
-  scanning); clamscan gets the same limits as options.
+  OnAccessMaxFileSize 100M, HeuristicAlerts yes (dazuko-clamscan's
+  heuristics are always on), clamd as user clamav (excluded from on-access
+  scanning); clamscan gets the same limits as options. EICAR is not built
+  into libclamav: the test database's MD5 signature finds it.
 - Checks (a failed check fails the run; speed never does): both on-access
   scanners deny an EICAR copy in every corpus directory (EPERM) before and
   after the passes; every corpus file opens; dazuko-clamscan's statistics
