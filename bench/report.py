@@ -478,9 +478,8 @@ def native_doc(table, meta):
 
 `bench/native` runs on the host itself (root, its own kernel, no VM, no
 TCG), with the fanotify source, all four scanners side by side in one run.
-{"**A quick run** (`--quick`: tiny corpus and signature set; the numbers mean little). " if meta.get("mode") == "quick" else ""}Ratios are
-taken per repeat against the baseline of the same repeat, then the median;
-higher is faster.
+Ratios are taken per repeat against the baseline of the same repeat, then
+the median; higher is faster.{chr(10) + chr(10) + "**A quick run** (`--quick`: tiny corpus and signature set; the numbers mean little)." if meta.get("mode") == "quick" else ""}
 
 | | |
 |---|---|
