@@ -369,9 +369,9 @@ measured in the same boot: the same workload on the lower filesystem itself
 A ratio of 0.50 means half the baseline's throughput. Spread is min–max over
 the repeats. The configurations are interleaved: each repeat sets up and
 runs every configuration once, in an order rotated by one each repeat, and
-each setup first runs every workload once untimed (a warm-up; time-bounded
-loops for a quarter of the time), so that slow drifts of the host and cold
-caches hit every configuration alike. Every configuration but `lower`
+each configuration's first setup runs every workload once untimed (a
+warm-up; time-bounded loops for a quarter of the time), so that slow drifts
+of the host and cold caches hit every configuration alike. Every configuration but `lower`
 passes through to the lower filesystem (or adds a listener to it), so it
 cannot be faster: a ratio above {noise} whose slowest run still beats the
 lower's fastest is marked **(!)** and listed under its table as a
