@@ -267,37 +267,33 @@ static int by_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+static long list_cap;
+
+static int list_one(const char *p, const struct stat *st, int type,
+		    struct FTW *ftw)
+{
+	(void)ftw;
+	if (type != FTW_F || !S_ISREG(st->st_mode))
+		return 0;
+	if (nlist == list_cap) {
+		list_cap = list_cap ? list_cap * 2 : 256;
+		list = realloc(list, (size_t)list_cap * sizeof(*list));
+		if (!list)
+			die("realloc", NULL);
+	}
+	list[nlist] = strdup(p);
+	if (!list[nlist++])
+		die("strdup", NULL);
+	return 0;
+}
+
+/* every regular file under @dir, subdirectories included */
 static void load_list(const char *dir)
 {
-	struct dirent *de;
-	DIR *d;
-	long cap = 0;
-
 	if (list)
 		return;
-	d = opendir(dir);
-	if (!d)
-		die("opendir", dir);
-	while ((de = readdir(d))) {
-		char p[4096];
-		struct stat st;
-
-		snprintf(p, sizeof(p), "%s/%s", dir, de->d_name);
-		if (lstat(p, &st))
-			die("lstat", p);
-		if (!S_ISREG(st.st_mode))
-			continue;
-		if (nlist == cap) {
-			cap = cap ? cap * 2 : 256;
-			list = realloc(list, (size_t)cap * sizeof(*list));
-			if (!list)
-				die("realloc", NULL);
-		}
-		list[nlist] = strdup(p);
-		if (!list[nlist++])
-			die("strdup", NULL);
-	}
-	closedir(d);
+	if (nftw(dir, list_one, 64, FTW_PHYS))
+		die("nftw", dir);
 	if (!nlist) {
 		fprintf(stderr, "fsbench: no regular files in %s\n", dir);
 		exit(1);
@@ -597,7 +593,7 @@ int main(int argc, char **argv)
 {
 	const char *dir, *counter = "none", *csv = NULL, *label = "-";
 	const char *workloads = "open stat create seqwrite seqread mmapread walk untar";
-	int opt, repeats = 1, helper = 0;
+	int opt, repeats = 1, helper = 0, first = 1, warmup = 0;
 	char wl[256], *save, *w;
 	FILE *out = NULL;
 
@@ -607,14 +603,21 @@ int main(int argc, char **argv)
 		return gensrc(argv[2], atol(argv[3]));
 	if (argc >= 5 && !strcmp(argv[1], "corpus"))
 		return corpus(argv[2], atol(argv[3]), atol(argv[4]));
+	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		printf("usage: fsbench WORKLOAD DIR [-t S] [-n N] [-s MB] [-a TAR -f FILES] [-j THREADS]\n"
+		       "       fsbench suite DIR -w 'WORKLOADS' -r REPEATS -c COUNTER -o CSV -l FS,CONFIG [-p PID] [-R FIRST] [-W] ...\n"
+		       "       fsbench prep DIR NFILES TREE BIGMB | gensrc DIR FILES | corpus DIR FILES MAXKB\n"
+		       "The workloads and the suite's options are described in bench/README.md and above main() in bench/fsbench.c.\n");
+		return 0;
+	}
 	if (argc < 3) {
 		fprintf(stderr, "usage: fsbench WORKLOAD DIR [-t S] [-n N] [-s MB] [-a TAR -f FILES] [-j THREADS]\n"
-			"       fsbench suite DIR -w 'WORKLOADS' -r REPEATS -c COUNTER -o CSV -l FS,CONFIG [-p PID] ...\n");
+			"       fsbench suite DIR -w 'WORKLOADS' -r REPEATS -c COUNTER -o CSV -l FS,CONFIG [-p PID] [-R FIRST] [-W] ...\n");
 		return 2;
 	}
 	dir = argv[2];
 	optind = 3;
-	while ((opt = getopt(argc, argv, "t:n:s:a:f:w:r:c:o:l:p:j:")) != -1) {
+	while ((opt = getopt(argc, argv, "t:n:s:a:f:w:r:c:o:l:p:j:R:W")) != -1) {
 		switch (opt) {
 		case 't': limit = atof(optarg); break;
 		case 'n': nfiles = atol(optarg); break;
@@ -628,6 +631,8 @@ int main(int argc, char **argv)
 		case 'l': label = optarg; break;
 		case 'p': helper = atoi(optarg); break;
 		case 'j': threads = atoi(optarg); break;
+		case 'R': first = atoi(optarg); break;
+		case 'W': warmup = 1; break;
 		default: return 2;
 		}
 	}
@@ -644,17 +649,24 @@ int main(int argc, char **argv)
 	 * suite: every workload, @repeats times each, one CSV row per run
 	 * ("fs,config,workload,rep,value,unit,ops,opens,events,secs"); the
 	 * counter must grow by exactly the opens of each run, and the helper
-	 * (worker or listener) must still be alive after it.
+	 * (worker or listener) must still be alive after it.  -R N numbers
+	 * the runs from N (bench/run interleaves configurations: one run per
+	 * configuration and repeat); -W first makes one untimed warm-up run
+	 * of each workload (time-bounded loops for a quarter of -t), checked
+	 * like the others but not written.
 	 */
 	if (csv && !(out = fopen(csv, "a")))
 		die("open", csv);
 	snprintf(wl, sizeof(wl), "%s", workloads);
 	for (w = strtok_r(wl, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
-		for (int r = 1; r <= repeats; r++) {
+		for (int r = warmup ? 0 : 1; r <= repeats; r++) {
 			unsigned long long e0, a0, e1, a1;
 			char events[32] = "";
-			double wall;
+			double wall, full_limit = limit;
 			int rc;
+
+			if (r == 0)
+				limit = full_limit / 4;
 
 			if (read_counter(counter, &e0, &a0)) {
 				fprintf(stderr, "fsbench: bad counter %s\n", counter);
@@ -662,6 +674,7 @@ int main(int argc, char **argv)
 			}
 			wall = now();
 			rc = run(w, dir);
+			limit = full_limit;
 			if (rc)
 				return rc;
 			wall = now() - wall;
@@ -679,13 +692,19 @@ int main(int argc, char **argv)
 				fprintf(stderr, "fsbench: %s %s: helper %d died\n", label, w, helper);
 				return 1;
 			}
+			if (r == 0) {
+				printf("bench: %-16s %-9s warm-up %10.1f %-8s wall=%.2fs\n", label, w,
+				       res.value, res.unit, wall);
+				fflush(stdout);
+				continue;
+			}
 			if (out) {
-				fprintf(out, "%s,%s,%d,%.3f,%s,%ld,%ld,%s,%.4f\n", label, w, r,
+				fprintf(out, "%s,%s,%d,%.3f,%s,%ld,%ld,%s,%.4f\n", label, w, r - 1 + first,
 					res.value, res.unit, res.ops, res.opens, events, res.secs);
 				fflush(out);
 			}
 			printf("bench: %-16s %-9s #%d %12.1f %-8s wall=%.2fs %s%s\n", label, w,
-			       r, res.value, res.unit, wall, *events ? "events=" : "", events);
+			       r - 1 + first, res.value, res.unit, wall, *events ? "events=" : "", events);
 			fflush(stdout);
 		}
 	}

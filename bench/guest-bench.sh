@@ -20,6 +20,11 @@
 #   fanotify   M = LOWER/data, FAN_OPEN_PERM on LOWER's mount answered by
 #              fanlistener (allow-all); every open must be counted by it
 # In quick mode ext4 runs only $CONFIGS_EXT4 (a subset); full mode runs all.
+# The configurations are interleaved: each repeat sets up and runs every one
+# once, the order rotated by one each repeat; each configuration's first
+# setup runs every workload once untimed (fsbench suite -W) before its
+# timed run (later repeats find code and caches warm from the earlier ones:
+# warming every setup doubled the quick run's time).
 #
 # Then the scanner benchmark (fs "scanner" in the CSV), over a generated
 # corpus (fsbench corpus: $CORPUS files of mixed sizes, deterministic) on a
@@ -34,6 +39,9 @@
 #                       dazukofs): files/s with its engine load (clamscan of
 #                       an empty directory, measured just before, workload
 #                       "engine") subtracted; clamscan+load: without
+#   (clamscan and dazuko-clamscan-wN interleave per repeat, a fresh
+#   scanner each time, warm-up passes in repeat 1; so do the three reopen
+#   configurations)
 #   reopen              open+close of the already scanned corpus (loops of
 #                       $REOPENSECS s) on dazukofs with no group, with dz-g1
 #                       (allow-all) and with dazuko-clamscan-cache (1 worker,
@@ -220,13 +228,14 @@ teardown_config() { # CONFIG LOWER
 	return 0
 }
 
-run_config() { # FS CONFIG: every workload, $REPEATS times, one fsbench process
-	local counter=none
+run_config() { # FS CONFIG REP: one timed run of every workload (repeat 1: an untimed warm-up run first)
+	local counter=none warm=
+	[[ $3 == 1 ]] && warm=-W
 	case $COUNT in
 	dz) counter=dz:$GSYS ;;
 	fan) counter=fan:$W/fan.count ;;
 	esac
-	"$BIN/fsbench" suite "$M" -w "$WORKLOADS" -r "$REPEATS" -c "$counter" \
+	"$BIN/fsbench" suite "$M" -w "$WORKLOADS" -r 1 -R "$3" $warm -c "$counter" \
 		-o "$RAW" -l "$1,$2" ${HELPER:+-p "$HELPER"} -t "$SECS" -n "$NFILES" \
 		-s "$BIGMB" -a "$W/src.tar" -f "$TARFILES" || fail "$1/$2: fsbench suite"
 }
@@ -242,12 +251,18 @@ for fs in $LOWERFS; do
 	say "$fs: data set ready in $(( $(date +%s) - t )) s"
 	cfgs=$CONFIGS
 	[[ $fs == ext4 ]] && cfgs=$CONFIGS_EXT4
-	for cfg in $cfgs; do
-		t=$(date +%s)
-		setup_config "$cfg" "$L"
-		run_config "$fs" "$cfg"
-		teardown_config "$cfg" "$L"
-		say "$fs/$cfg done in $(( $(date +%s) - t )) s"
+	read -ra ca <<<"$cfgs"
+	# configurations interleaved: each repeat runs every one once, the
+	# order rotated by one each repeat (repeat 1 in the listed order)
+	for ((r = 1; r <= REPEATS; r++)); do
+		for ((i = 0; i < ${#ca[@]}; i++)); do
+			cfg=${ca[$(( (i + r - 1) % ${#ca[@]} ))]}
+			t=$(date +%s)
+			setup_config "$cfg" "$L"
+			run_config "$fs" "$cfg" "$r"
+			teardown_config "$cfg" "$L"
+			say "$fs/$cfg #$r done in $(( $(date +%s) - t )) s"
+		done
 	done
 	teardown_lower "$L"
 done
@@ -335,11 +350,8 @@ echo "corpus_files=$cfiles" >>"$OUT/bench-meta.env"
 echo "corpus_bytes=$cbytes" >>"$OUT/bench-meta.env"
 say "scanner corpus: $cfiles files, $cbytes bytes"
 
-# clamscan: engine load (an empty directory), then the corpus, each repeat,
-# after one untimed warm-up run (TCG translates code when it first runs it)
-t=$(date +%s)
-clamscan --no-summary -d "$W/db" -r "$L/data" >/dev/null 2>&1 || fail "clamscan warm-up run"
-for ((r = 1; r <= REPEATS; r++)); do
+clamscan_run() { # REP: engine load (an empty directory), then the corpus
+	local t0 t1 t2 res rc n load full scan
 	t0=$(now_s)
 	clamscan --no-summary -d "$W/db" "$W/empty" >/dev/null 2>&1 || fail "clamscan of an empty directory"
 	t1=$(now_s)
@@ -352,58 +364,87 @@ for ((r = 1; r <= REPEATS; r++)); do
 	read -r load full scan <<<"$(awk -v a="$t0" -v b="$t1" -v c="$t2" \
 		'BEGIN { printf "%.4f %.4f %.4f\n", b - a, c - b, (c - b) - (b - a) }')"
 	awk -v s="$scan" 'BEGIN { exit !(s > 0) }' || fail "clamscan: corpus ($full s) not slower than engine load ($load s)"
-	raw_row clamscan engine "$r" "$load" s 0 "$load"
-	raw_row clamscan scan "$r" "$(awk -v n="$n" -v s="$scan" 'BEGIN { print n / s }')" files/s "$n" "$scan"
-	raw_row clamscan+load scan "$r" "$(awk -v n="$n" -v s="$full" 'BEGIN { print n / s }')" files/s "$n" "$full"
-done
-say "scanner/clamscan done in $(( $(date +%s) - t )) s"
+	raw_row clamscan engine "$1" "$load" s 0 "$load"
+	raw_row clamscan scan "$1" "$(awk -v n="$n" -v s="$scan" 'BEGIN { print n / s }')" files/s "$n" "$scan"
+	raw_row clamscan+load scan "$1" "$(awk -v n="$n" -v s="$full" 'BEGIN { print n / s }')" files/s "$n" "$full"
+}
 
 # dazuko-clamscan, verdict cache and libclamav's clean-file cache off: every
 # open is a whole scan, as each file is for clamscan (without the latter the
 # repeats would only hash the files libclamav found clean before)
-for nw in $SCANWORKERS; do
-	t=$(date +%s)
-	cfg=dazuko-clamscan-w$nw
+scanner_run() { # WORKERS REP: a fresh scanner, one timed pass (repeat 1: an untimed one first)
+	local nw=$1 cfg=dazuko-clamscan-w$1 passes=1
 	M=/mnt/bench-dz
 	mkdir -p "$M"
 	mount -t dazukofs "$L/data" "$M" || fail "mount -t dazukofs"
 	start_scanner "$nw" 0 no
-	say "$cfg: ready in $(( $(date +%s) - t )) s"
-	"$BIN/fsbench" scan "$M" -j "$SCANJ" >/dev/null || fail "$cfg: warm-up pass"
-	"$BIN/fsbench" suite "$M" -w scan -r "$REPEATS" -c "dz:$GSYS" -p "$HELPER" \
+	if [[ $2 == 1 ]]; then
+		"$BIN/fsbench" scan "$M" -j "$SCANJ" >/dev/null || fail "$cfg: warm-up pass"
+		passes=2
+	fi
+	"$BIN/fsbench" suite "$M" -w scan -r 1 -R "$2" -c "dz:$GSYS" -p "$HELPER" \
 		-j "$SCANJ" -o "$RAW" -l "scanner,$cfg" || fail "scanner/$cfg: fsbench suite"
-	check_stats "$cfg" $((cfiles * (REPEATS + 1))) 0 0
+	check_stats "$cfg" $((cfiles * passes)) 0 0
 	eicar_denied "$cfg"
-	check_stats "$cfg" $((cfiles * (REPEATS + 1) + 1)) 0 1
+	check_stats "$cfg" $((cfiles * passes + 1)) 0 1
 	stop_scanner "$cfg"
-	say "scanner/$cfg done in $(( $(date +%s) - t )) s"
-done
+}
 
-# re-opening the already scanned corpus
-for cfg in dazukofs dz-g1; do
-	t=$(date +%s)
-	setup_config "$cfg" "$L"
-	[[ $cfg == dz-g1 ]] && counter=dz:$GSYS || counter=none
-	"$BIN/fsbench" suite "$M" -w reopen -r "$REPEATS" -c "$counter" ${HELPER:+-p "$HELPER"} \
-		-t "$REOPENSECS" -o "$RAW" -l "scanner,$cfg" || fail "scanner/$cfg: fsbench suite"
-	teardown_config "$cfg" "$L"
-	say "scanner/$cfg done in $(( $(date +%s) - t )) s"
-done
+# clamscan and dazuko-clamscan-wN interleaved, the order rotated each
+# repeat; in repeat 1 each dazuko-clamscan gets an untimed pass first,
+# clamscan an untimed run (TCG translates code when it first runs it, and
+# keeps the translation for the same guest pages: later repeats find it)
 t=$(date +%s)
-cfg=dazuko-clamscan-cache
-M=/mnt/bench-dz
-mount -t dazukofs "$L/data" "$M" || fail "mount -t dazukofs"
-start_scanner 1 65536 yes
-"$BIN/fsbench" scan "$M" -j 1 >/dev/null || fail "$cfg: the first (scanning) pass"
-check_stats "$cfg" "$cfiles" 0 0
-"$BIN/fsbench" suite "$M" -w reopen -r "$REPEATS" -c "dzhit:$GSYS" -p "$HELPER" \
-	-t "$REOPENSECS" -o "$RAW" -l "scanner,$cfg" || fail "scanner/$cfg: fsbench suite"
-reopens=$(awk -F, -v c="$cfg" '$1 == "scanner" && $2 == c { n += $8 } END { print n + 0 }' "$RAW")
-check_stats "$cfg" "$cfiles" 0 0
-say "$cfg: all $reopens re-opens were kernel verdict cache hits, no event"
-eicar_denied "$cfg"
-stop_scanner "$cfg"
-say "scanner/$cfg done in $(( $(date +%s) - t )) s"
+clamscan --no-summary -d "$W/db" -r "$L/data" >/dev/null 2>&1 || fail "clamscan warm-up run"
+scfgs=(clamscan)
+for nw in $SCANWORKERS; do scfgs+=("w$nw"); done
+for ((r = 1; r <= REPEATS; r++)); do
+	for ((i = 0; i < ${#scfgs[@]}; i++)); do
+		c=${scfgs[$(( (i + r - 1) % ${#scfgs[@]} ))]}
+		t1=$(date +%s)
+		if [[ $c == clamscan ]]; then clamscan_run "$r"; else scanner_run "${c#w}" "$r"; fi
+		say "scanner/$c #$r done in $(( $(date +%s) - t1 )) s"
+	done
+done
+say "scanner: clamscan and dazuko-clamscan done in $(( $(date +%s) - t )) s"
+
+# re-opening the already scanned corpus: dazukofs, dz-g1 and the scanner
+# with its verdict cache, interleaved, each with an untimed warm-up run in
+# repeat 1
+reopen_cache_run() { # REP
+	local cfg=dazuko-clamscan-cache reopens
+	M=/mnt/bench-dz
+	mount -t dazukofs "$L/data" "$M" || fail "mount -t dazukofs"
+	start_scanner 1 65536 yes
+	"$BIN/fsbench" scan "$M" -j 1 >/dev/null || fail "$cfg: the first (scanning) pass"
+	check_stats "$cfg" "$cfiles" 0 0
+	: >"$W/reopen.csv"
+	"$BIN/fsbench" suite "$M" -w reopen -r 1 -R "$1" $([[ $1 == 1 ]] && echo -W) -c "dzhit:$GSYS" -p "$HELPER" \
+		-t "$REOPENSECS" -o "$W/reopen.csv" -l "scanner,$cfg" || fail "scanner/$cfg: fsbench suite"
+	cat "$W/reopen.csv" >>"$RAW"
+	reopens=$(awk -F, '{ n += $8 } END { print n + 0 }' "$W/reopen.csv")
+	check_stats "$cfg" "$cfiles" 0 0
+	say "$cfg: all $reopens timed re-opens (and any warm-up's) were kernel verdict cache hits, no event"
+	eicar_denied "$cfg"
+	stop_scanner "$cfg"
+}
+rcfgs=(dazukofs dz-g1 dazuko-clamscan-cache)
+for ((r = 1; r <= REPEATS; r++)); do
+	for ((i = 0; i < ${#rcfgs[@]}; i++)); do
+		cfg=${rcfgs[$(( (i + r - 1) % ${#rcfgs[@]} ))]}
+		t=$(date +%s)
+		if [[ $cfg == dazuko-clamscan-cache ]]; then
+			reopen_cache_run "$r"
+		else
+			setup_config "$cfg" "$L"
+			[[ $cfg == dz-g1 ]] && counter=dz:$GSYS || counter=none
+			"$BIN/fsbench" suite "$M" -w reopen -r 1 -R "$r" $([[ $r == 1 ]] && echo -W) -c "$counter" ${HELPER:+-p "$HELPER"} \
+				-t "$REOPENSECS" -o "$RAW" -l "scanner,$cfg" || fail "scanner/$cfg: fsbench suite"
+			teardown_config "$cfg" "$L"
+		fi
+		say "scanner/$cfg #$r done in $(( $(date +%s) - t )) s"
+	done
+done
 umount "$L" || fail "umount $L"
 say "scanner benchmark done in $(( $(date +%s) - sstart )) s"
 

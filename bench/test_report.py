@@ -3,7 +3,9 @@
 """Host-only test of bench/report.py (ctest bench-report): small fixture raw
 CSVs, one as an older run wrote it (no scanner rows, no configs_ext4) and one
 with the scanner rows; report.py must report both, put the scanner section
-only in the second, compute its ratios, and refuse a run with missing rows."""
+only in the second, compute its ratios, flag pass-through ratios that cannot
+be real, report bench/native's rows into the doc's native section (kept by
+the VM report), and refuse a run with missing rows."""
 import csv
 import json
 import os
@@ -113,6 +115,80 @@ def main():
         doc2 = open(os.path.join(d, "doc.md")).read()
         check(p.returncode == 0 and doc2.count(mark) == 1 and doc2.endswith("kept text\n")
               and doc2.startswith(doc), "the hand-written part is kept, once, at the end")
+
+        # pass-through ratios that cannot be real are flagged: dazukofs
+        # faster than its lower beyond the noise (ranges apart), but not
+        # overlay within the noise or bindfs with overlapping ranges
+        imp = []
+        for r in range(1, 4):
+            for c, v in (("lower", 100 + r), ("dazukofs", 184 + r), ("overlay", 105 + r),
+                         ("bindfs", (95, 140, 180)[r - 1])):
+                imp.append(f"tmpfs,{c},mmapread,{r},{v}.000,MB/s,4,1,,0.1\n")
+        imeta = dict(base, lowerfs="tmpfs", configs='"lower dazukofs overlay bindfs"',
+                     workloads="mmapread")
+        p, d = run(tmp, "implausible", imp, imeta)
+        check(p.returncode == 0, f"implausible ratios still report (stderr: {p.stderr.strip()})")
+        check("| dazukofs | 1.82 (!) |" in p.stdout, "dazukofs 1.82x its lower is flagged")
+        check("| overlay | 1.05 |" in p.stdout, "overlay within the noise is not flagged")
+        check("| bindfs | 1.37 |" in p.stdout, "bindfs with overlapping ranges is not flagged")
+        check("**(!) Implausible:**" in p.stdout and "tmpfs `dazukofs` mmapread: 1.82×" in p.stdout
+              and "`overlay` mmapread" not in p.stdout, "the note lists only the implausible one")
+        check("| mmapread | dazukofs | 186 | MB/s | 185–187 | 1.82 (!) |" in p.stdout,
+              "details table flags it too")
+        with open(os.path.join(d, "bench-summary.json")) as f:
+            js = json.load(f)
+        check([r["config"] for r in js["results"] if r["implausible"]] == ["dazukofs"],
+              "summary JSON marks it")
+        p, d = run(tmp, "plausible", rows, meta)
+        check("(!)" not in p.stdout, "no flag when nothing beats the lower")
+
+        # bench/native's rows: per-repeat ratios, the doc's native section
+        nat = []
+        for r in range(1, 4):
+            for c, cold, warm, load, rss in (("dazuko-clamscan", 60 + r, 9000, 4.0, 400),
+                                             ("clamonacc", 30 + r, 900, 5.0, 420),
+                                             ("clamscan", 30, 30, 3.0, 380),
+                                             ("clamdscan", 40, 1200, 5.0, 410)):
+                nat.append(f"native,{c},load,{r},{load},s,0,0,,0\n")
+                nat.append(f"native,{c},cold,{r},{cold},files/s,100,0,,1\n")
+                nat.append(f"native,{c},warm,{r},{warm},files/s,100,0,,1\n")
+                nat.append(f"native,{c},rss,{r},{rss},MiB,0,0,,0\n")
+            nat.append(f"native,clamonacc,rss-client,{r},14,MiB,0,0,,0\n")
+            nat.append(f"native,none,cold,{r},50000,files/s,100,0,,0\n")
+        nmeta = {"repeats": "3", "mode": "full", "corpus_files": "100",
+                 "corpus_bytes": str(100 << 20), "hashes": "1000000", "bodies": "100000"}
+        nd = os.path.join(tmp, "native")
+        os.makedirs(nd)
+        with open(os.path.join(nd, "raw.csv"), "w") as f:
+            f.write(HEADER + "".join(nat))
+        with open(os.path.join(nd, "meta.env"), "w") as f:
+            f.write("".join(f"{k}={v}\n" for k, v in nmeta.items()))
+        vmdoc = os.path.join(d, "doc.md")   # the "plausible" run's doc
+        nargs = [sys.executable, REPORT, "--native", "--raw", os.path.join(nd, "raw.csv"),
+                 "--meta", os.path.join(nd, "meta.env"), "--outdir", nd, "--doc", vmdoc]
+        p = subprocess.run(nargs, capture_output=True, text=True)
+        check(p.returncode == 0, f"native rows report (stderr: {p.stderr.strip()})")
+        check("| dazuko-clamscan | 62.0 | 61.0–63.0 | 2.07 | 1.94 | 9,000 | 9,000–9,000 | 10.00 | 4.00 | 400 |"
+              in p.stdout, "native: medians, spread, per-repeat ratios, load, RSS")
+        check("| clamonacc | 32.0 | 31.0–33.0 | 1.07 | 1.00 |" in p.stdout and "| 420 + 14.0 |" in p.stdout,
+              "native: clamonacc is the on-access baseline; clamd + clamonacc RSS")
+        check("| none | 50,000 | 50,000–50,000 | - | - |" in p.stdout, "native: no ratio for no scanner")
+        doc1 = open(vmdoc).read()
+        check(doc1.count("## Natively on the host") == 1 and doc1.startswith("# DazukoFS benchmarks"),
+              "native section added to the doc")
+        p = subprocess.run(nargs, capture_output=True, text=True)
+        check(open(vmdoc).read() == doc1, "rewriting the native section is idempotent")
+        p = subprocess.run([sys.executable, REPORT, "--raw", os.path.join(d, "raw.csv"),
+                            "--meta", os.path.join(d, "meta.env"), "--outdir", d, "--doc", vmdoc],
+                           capture_output=True, text=True)
+        doc2 = open(vmdoc).read()
+        check(p.returncode == 0 and doc2.count("## Natively on the host") == 1
+              and "| dazuko-clamscan | 62.0 |" in doc2, "the VM report keeps the native section")
+        short = [r for r in nat if not r.startswith("native,clamdscan,warm,2,")]
+        with open(os.path.join(nd, "raw.csv"), "w") as f:
+            f.write(HEADER + "".join(short))
+        p = subprocess.run(nargs, capture_output=True, text=True)
+        check(p.returncode == 1, "a missing native row fails")
 
         # missing rows fail the report
         p, _ = run(tmp, "short-fs", rows[1:], meta)
