@@ -73,7 +73,9 @@ leftovers() {
 		/var/lib/systemd/deb-systemd-helper-enabled/*dazuko* \
 		/var/lib/systemd/deb-systemd-helper-enabled/*/*dazuko* \
 		/var/lib/dpkg/info/*dazuko*; do
-		echo "$p"
+		# nullglob drops only the patterns that match nothing: a plain
+		# path (/etc/dazukofs) comes out whether it exists or not
+		[[ -e $p || -L $p ]] && echo "$p"
 	done
 	for p in "${pkgs[@]}"; do
 		[[ -e /usr/share/doc/$p ]] && echo "/usr/share/doc/$p"
