@@ -148,20 +148,28 @@ static int dazukofs_file_open(struct inode *inode, struct file *file)
 	return dazukofs_open_lower(file, &lower_path);
 }
 
-/* A close-after-write event to post once the lower file is released. */
+/*
+ * A close-after-write event to post once the lower file is released.  It
+ * holds the dazukofs mount, and so the superblock and this module: the
+ * closer's last mntput() may come before the work runs.
+ */
 struct dazukofs_closed_write {
 	struct callback_head work;
 	struct path lower_path;
+	struct vfsmount *mnt;
 };
 
 static void dazukofs_closed_write_post(struct callback_head *work)
 {
 	struct dazukofs_closed_write *cw =
 		container_of(work, struct dazukofs_closed_write, work);
+	struct vfsmount *mnt = cw->mnt;
 
 	dazukofs_close_write(&cw->lower_path);
 	path_put(&cw->lower_path);
 	kfree(cw);
+	/* A last reference is dropped later, in a task or delayed work. */
+	mntput(mnt);
 }
 
 /*
@@ -176,7 +184,7 @@ static void dazukofs_closed_write_post(struct callback_head *work)
  * when the close is posted: dazukofs_close_write() leaves it to the next
  * open.
  */
-static void dazukofs_release_written(struct file *lower)
+static void dazukofs_release_written(struct file *file, struct file *lower)
 {
 	struct dazukofs_closed_write *cw;
 
@@ -188,6 +196,7 @@ static void dazukofs_release_written(struct file *lower)
 	}
 	cw->lower_path = lower->f_path;
 	path_get(&cw->lower_path);
+	cw->mnt = mntget(file->f_path.mnt);
 	if (current->flags & PF_KTHREAD) {
 		__fput_sync(lower);
 		dazukofs_closed_write_post(&cw->work);
@@ -208,7 +217,7 @@ static int dazukofs_release(struct inode *inode, struct file *file)
 	struct file *lower = dazukofs_lower_file(file);
 
 	if ((file->f_mode & FMODE_WRITE) && dazukofs_close_write_wanted())
-		dazukofs_release_written(lower);
+		dazukofs_release_written(file, lower);
 	else
 		fput(lower);
 	return 0;
