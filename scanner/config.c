@@ -16,6 +16,7 @@
 #include "clamdconf.h"
 #include "config.h"
 #include "log.h"
+#include "quarantine.h"
 
 #define DAZUKOFS_GROUP_NAME_MAX 64
 #define TIMEOUT_MS_MAX (24U * 60 * 60 * 1000)
@@ -56,6 +57,7 @@ void config_init(struct config *cfg)
 	cfg->on_error = VERDICT_ALLOW;
 	cfg->prevention = 1;
 	cfg->virus_event_max = 4;
+	cfg->quarantine_dir = xstrdup(QUARANTINE_DEFAULT_DIR);
 	cfg->log_level = LOG_LVL_INFO;
 	cfg->timeout_ms = CONFIG_DEFAULT_TIMEOUT_MS;
 	cfg->timeout_action = VERDICT_ALLOW;
@@ -94,6 +96,7 @@ void config_free(struct config *cfg)
 	list_free(&cfg->exclude);
 	list_free(&cfg->exclude_exes);
 	list_free(&cfg->virus_event);
+	free(cfg->quarantine_dir);
 	free(cfg->exclude_uids.v);
 	memset(cfg, 0, sizeof(*cfg));
 }
@@ -492,6 +495,16 @@ int config_set(struct config *cfg, const char *key_in, const char *value,
 		if (config_parse_uint(value, 64, &u) || !u)
 			FAIL("virus_event_max: '%s' is not a number from 1 to 64", value);
 		cfg->virus_event_max = (unsigned int)u;
+	} else if (!strcmp(key, "quarantine")) {
+		int m = quarantine_mode_parse(value);
+
+		if (m < 0)
+			FAIL("quarantine: '%s' is not no, copy or move", value);
+		cfg->quarantine = m;
+	} else if (!strcmp(key, "quarantine_dir")) {
+		if (value[0] != '/')
+			FAIL("quarantine_dir: '%s' is not an absolute path", value);
+		set_str(&cfg->quarantine_dir, value);
 	} else if (!strcmp(key, "log_level")) {
 		int l = log_level_parse(value);
 
@@ -733,6 +746,10 @@ void config_usage(FILE *out, const char *prog)
 "      --virus-event 'PROG [ARG]...'  run on each detection (no shell), with\n"
 "                             CLAM_VIRUSEVENT_FILENAME, _VIRUSNAME set\n"
 "      --virus-event-max N    virus_event commands at once (default 4)\n"
+"      --quarantine no|copy|move  put detected files into quarantine_dir;\n"
+"                             move also removes them (default no)\n"
+"      --quarantine-dir DIR   root-only quarantine directory\n"
+"                             (default " QUARANTINE_DEFAULT_DIR ")\n"
 "      --log-level LEVEL      error, warning, notice, info (default), debug\n"
 "      --timeout-ms MS        group verdict timeout, 0 waits for ever (default 30000)\n"
 "      --timeout-action allow|deny  verdict of a timed-out event (default allow)\n"
@@ -792,6 +809,8 @@ static const struct option long_opts[] = {
 	{ "exclude-exe", required_argument, NULL, 0 },
 	{ "virus-event", required_argument, NULL, 0 },
 	{ "virus-event-max", required_argument, NULL, 0 },
+	{ "quarantine", required_argument, NULL, 0 },
+	{ "quarantine-dir", required_argument, NULL, 0 },
 	{ "log-level", required_argument, NULL, 0 },
 	{ "timeout-ms", required_argument, NULL, 0 },
 	{ "timeout-action", required_argument, NULL, 0 },

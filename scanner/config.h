@@ -89,6 +89,8 @@ struct config {
 	 */
 	struct str_list virus_event;
 	unsigned int virus_event_max;	/* commands running at once */
+	int quarantine;			/* enum quarantine_mode */
+	char *quarantine_dir;
 	int log_level;			/* enum log_level */
 	unsigned int timeout_ms;
 	enum verdict timeout_action;

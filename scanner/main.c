@@ -26,6 +26,7 @@
 #include "config.h"
 #include "engine.h"
 #include "log.h"
+#include "quarantine.h"
 #include "source.h"
 #include "worker.h"
 
@@ -75,16 +76,18 @@ static void log_stats(struct app *app)
 {
 	struct cache_stats cs;
 	char line[STATS_LINE_MAX];
-	char ve[96] = "";
+	char ve[192] = "";
 
 	current_stats(app, line, &cs);
 	/* on the one statistics line: scripts read its last occurrence */
 	if (app->sc.virusevent) {
-		uint64_t run, dropped;
+		uint64_t run, dropped, quarantined, quarantine_failed;
 
-		virusevent_counts(app->sc.virusevent, &run, &dropped);
-		snprintf(ve, sizeof(ve), " virus_event_run=%" PRIu64 " virus_event_dropped=%" PRIu64,
-			 run, dropped);
+		virusevent_counts(app->sc.virusevent, &run, &dropped, &quarantined,
+				  &quarantine_failed);
+		snprintf(ve, sizeof(ve), " virus_event_run=%" PRIu64 " virus_event_dropped=%" PRIu64
+			 " quarantined=%" PRIu64 " quarantine_failed=%" PRIu64,
+			 run, dropped, quarantined, quarantine_failed);
 	}
 	log_notice("statistics: %s cache_entries=%llu cache_lookups_hit=%llu cache_lookups_missed=%llu cache_evictions=%llu%s",
 		   line, (unsigned long long)cs.entries, (unsigned long long)cs.hits,
@@ -439,14 +442,20 @@ int main(int argc, char **argv)
 		 app.cfg.limits.max_scan_time_ms, app.cfg.alert_exceeds_max ? "yes" : "no",
 		 app.cfg.alert_encrypted ? "yes" : "no");
 
-	if (app.cfg.virus_event.n) {
+	if (app.cfg.virus_event.n || app.cfg.quarantine != QUARANTINE_NO) {
 		app.sc.virusevent = virusevent_start(&app.cfg, err, sizeof(err));
 		if (!app.sc.virusevent) {
 			log_error("%s", err);
 			goto out_source;
 		}
-		log_info("virus_event: %s, at most %u at once",
-			 app.cfg.virus_event.items[0], app.cfg.virus_event_max);
+		if (app.cfg.virus_event.n)
+			log_info("virus_event: %s, at most %u at once",
+				 app.cfg.virus_event.items[0], app.cfg.virus_event_max);
+		if (app.cfg.quarantine != QUARANTINE_NO)
+			log_info("quarantine: %s into %s",
+				 app.cfg.quarantine == QUARANTINE_MOVE ?
+				 (app.cfg.prevention ? "move" : "copy (move, but report only)") :
+				 "copy", app.cfg.quarantine_dir);
 	}
 
 	if (app.source.ops->start(&app.source, err, sizeof(err))) {

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * virus_event (virusevent.h): a bounded queue filled by the workers and
- * virus_event_max runner threads, each running one command at a time
- * with posix_spawn() and waiting for it, so that the number of commands
- * at once is bounded by the threads, and a worker only copies strings
- * under a mutex.
+ * Actions on a detection (virusevent.h): a bounded queue filled by the
+ * workers and virus_event_max runner threads, each quarantining one file
+ * and running one command at a time with posix_spawn() and waiting for
+ * it, so that the number of commands at once is bounded by the threads,
+ * and a worker only copies strings (and dups an fd) under a mutex.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "quarantine.h"
 #include "virusevent.h"
 
 #define VE_QUEUE_MAX 256
@@ -29,6 +30,7 @@ struct ve_item {
 	char sig[VE_SIG_MAX];
 	char action[32];
 	pid_t pid;
+	int fd;			/* the file, for the quarantine; -1: none */
 };
 
 struct ve_runner {
@@ -39,6 +41,7 @@ struct ve_runner {
 
 struct virusevent {
 	const struct config *cfg;
+	int quarantine_fd;	/* quarantine_dir, -1: no quarantine */
 	/* the queue: held by a worker only to copy a detection in */
 	pthread_mutex_t lock;
 	pthread_cond_t more;
@@ -49,7 +52,7 @@ struct virusevent {
 	pthread_mutex_t children;
 	unsigned int nrunners;
 	struct ve_runner *runners;
-	atomic_uint_fast64_t run, dropped;
+	atomic_uint_fast64_t run, dropped, quarantined, quarantine_failed;
 };
 
 extern char **environ;
@@ -61,15 +64,46 @@ static char *env_entry(char *buf, size_t size, const char *name, const char *val
 	return buf;
 }
 
+/*
+ * Into the quarantine; id "" if not.  With move in report-only mode the
+ * file stays where it was: report only promises that nobody's files
+ * change.
+ */
+static void quarantine_one(struct virusevent *ve, const struct ve_item *it,
+			   char id[QUARANTINE_ID_MAX])
+{
+	enum quarantine_mode mode = ve->cfg->quarantine;
+	char err[PATH_MAX + 128];
+	int removed;
+
+	id[0] = '\0';
+	if (mode == QUARANTINE_MOVE && !ve->cfg->prevention)
+		mode = QUARANTINE_COPY;
+	if (quarantine_file(ve->quarantine_fd, mode, it->fd, it->path, it->sig,
+			    it->pid, id, &removed, err, sizeof(err))) {
+		atomic_fetch_add(&ve->quarantine_failed, 1);
+		log_error("quarantine of %s (%s) failed: %s", it->path, it->sig, err);
+		id[0] = '\0';
+		return;
+	}
+	atomic_fetch_add(&ve->quarantined, 1);
+	if (mode == QUARANTINE_MOVE && !removed)
+		log_warning("%s: quarantined as %s, but still there: %s", it->path, id, err);
+	else
+		log_notice("%s: quarantined as %s%s", it->path, id,
+			   removed ? " and removed" : "");
+}
+
 static void run_one(struct ve_runner *r, const struct ve_item *it)
 {
 	struct virusevent *ve = r->ve;
 	const struct str_list *argv_cfg = &ve->cfg->virus_event;
 	char e_file[PATH_MAX + 64], e_sig[VE_SIG_MAX + 64], e_pid[64], e_act[64];
+	char id[QUARANTINE_ID_MAX], e_qid[QUARANTINE_ID_MAX + 64];
 	char *envp[] = {
 		env_entry(e_file, sizeof(e_file), "CLAM_VIRUSEVENT_FILENAME", it->path),
 		env_entry(e_sig, sizeof(e_sig), "CLAM_VIRUSEVENT_VIRUSNAME", it->sig),
-		e_pid, e_act,
+		e_pid, e_act, e_qid,
 		/* a fixed, short environment: nothing of the scanner's own */
 		"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
 		NULL,
@@ -80,6 +114,12 @@ static void run_one(struct ve_runner *r, const struct ve_item *it)
 	pid_t child;
 	int rc, status;
 
+	id[0] = '\0';
+	if (it->fd >= 0)
+		quarantine_one(ve, it, id);
+	if (!argv_cfg->n)
+		return;
+	env_entry(e_qid, sizeof(e_qid), "DAZUKOFS_QUARANTINE_ID", id);
 	snprintf(e_pid, sizeof(e_pid), "DAZUKOFS_VIRUSEVENT_PID=%d", (int)it->pid);
 	env_entry(e_act, sizeof(e_act), "DAZUKOFS_VIRUSEVENT_ACTION", it->action);
 	posix_spawn_file_actions_init(&fa);
@@ -160,6 +200,8 @@ static void *runner_main(void *arg)
 		ve->count--;
 		pthread_mutex_unlock(&ve->lock);
 		run_one(r, it);
+		if (it->fd >= 0)
+			close(it->fd);
 	}
 	free(it);
 	return NULL;
@@ -180,11 +222,23 @@ struct virusevent *virusevent_start(const struct config *cfg, char *err,
 		return NULL;
 	}
 	ve->cfg = cfg;
+	ve->quarantine_fd = -1;
+	if (cfg->quarantine != QUARANTINE_NO) {
+		ve->quarantine_fd = quarantine_open_dir(cfg->quarantine_dir, 1, err, errlen);
+		if (ve->quarantine_fd < 0) {
+			free(ve->runners);
+			free(ve->queue);
+			free(ve);
+			return NULL;
+		}
+	}
 	pthread_mutex_init(&ve->lock, NULL);
 	pthread_mutex_init(&ve->children, NULL);
 	pthread_cond_init(&ve->more, NULL);
 	atomic_init(&ve->run, 0);
 	atomic_init(&ve->dropped, 0);
+	atomic_init(&ve->quarantined, 0);
+	atomic_init(&ve->quarantine_failed, 0);
 	for (unsigned int i = 0; i < cfg->virus_event_max; i++) {
 		ve->runners[i].ve = ve;
 		rc = pthread_create(&ve->runners[i].thread, NULL, runner_main,
@@ -199,10 +253,24 @@ struct virusevent *virusevent_start(const struct config *cfg, char *err,
 	return ve;
 }
 
-void virusevent_queue(struct virusevent *ve, const char *path,
+void virusevent_queue(struct virusevent *ve, int fd, const char *path,
 		      const char *signature, pid_t pid, const char *action)
 {
 	struct ve_item *it;
+	int qfd = -1;
+
+	/*
+	 * The worker's fd is closed once the verdict is written: the
+	 * quarantine gets its own, to copy after the open was denied.
+	 */
+	if (ve->quarantine_fd >= 0) {
+		qfd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+		if (qfd < 0) {
+			atomic_fetch_add(&ve->quarantine_failed, 1);
+			log_error("quarantine of %s (%s) failed: dup: %s", path, signature,
+				  strerror(errno));
+		}
+	}
 
 	pthread_mutex_lock(&ve->lock);
 	if (ve->count == VE_QUEUE_MAX || ve->stopping) {
@@ -210,6 +278,10 @@ void virusevent_queue(struct virusevent *ve, const char *path,
 		atomic_fetch_add(&ve->dropped, 1);
 		log_warning("virus_event: %u detections waiting already; not run for %s",
 			    VE_QUEUE_MAX, path);
+		if (qfd >= 0) {
+			close(qfd);
+			atomic_fetch_add(&ve->quarantine_failed, 1);
+		}
 		return;
 	}
 	it = &ve->queue[(ve->head + ve->count) % VE_QUEUE_MAX];
@@ -217,15 +289,19 @@ void virusevent_queue(struct virusevent *ve, const char *path,
 	snprintf(it->sig, sizeof(it->sig), "%s", signature);
 	snprintf(it->action, sizeof(it->action), "%s", action);
 	it->pid = pid;
+	it->fd = qfd;
 	ve->count++;
 	pthread_cond_signal(&ve->more);
 	pthread_mutex_unlock(&ve->lock);
 }
 
-void virusevent_counts(struct virusevent *ve, uint64_t *run, uint64_t *dropped)
+void virusevent_counts(struct virusevent *ve, uint64_t *run, uint64_t *dropped,
+		       uint64_t *quarantined, uint64_t *quarantine_failed)
 {
 	*run = ve ? atomic_load(&ve->run) : 0;
 	*dropped = ve ? atomic_load(&ve->dropped) : 0;
+	*quarantined = ve ? atomic_load(&ve->quarantined) : 0;
+	*quarantine_failed = ve ? atomic_load(&ve->quarantine_failed) : 0;
 }
 
 void virusevent_stop(struct virusevent *ve)
@@ -238,6 +314,14 @@ void virusevent_stop(struct virusevent *ve)
 	if (ve->count)
 		log_warning("virus_event: stopping; %u queued detection(s) not run",
 			    ve->count);
+	for (unsigned int i = 0; i < ve->count; i++) {
+		struct ve_item *it = &ve->queue[(ve->head + i) % VE_QUEUE_MAX];
+
+		if (it->fd >= 0) {
+			log_warning("%s: not quarantined: the scanner stops", it->path);
+			close(it->fd);
+		}
+	}
 	pthread_cond_broadcast(&ve->more);
 	pthread_mutex_unlock(&ve->lock);
 	for (unsigned int i = 0; i < ve->nrunners; i++)
@@ -249,6 +333,8 @@ void virusevent_stop(struct virusevent *ve)
 	pthread_cond_destroy(&ve->more);
 	pthread_mutex_destroy(&ve->lock);
 	pthread_mutex_destroy(&ve->children);
+	if (ve->quarantine_fd >= 0)
+		close(ve->quarantine_fd);
 	free(ve->runners);
 	free(ve->queue);
 	free(ve);

@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
+ * What is done on each detection, after the verdict and never delaying
+ * it: quarantine (quarantine.h), then virus_event.
+ *
  * virus_event: a command run on each detection, like clamd's VirusEvent,
  * but executed directly (execve, no shell), with the file's path, the
  * signature and the opener's pid in its environment:
  * CLAM_VIRUSEVENT_FILENAME, CLAM_VIRUSEVENT_VIRUSNAME (clamd's names),
- * DAZUKOFS_VIRUSEVENT_PID and DAZUKOFS_VIRUSEVENT_ACTION.  A worker only
+ * DAZUKOFS_VIRUSEVENT_PID, DAZUKOFS_VIRUSEVENT_ACTION and
+ * DAZUKOFS_QUARANTINE_ID (empty if the file was not quarantined).  A worker only
  * queues the detection: the verdict never waits for the command.
  */
 #ifndef SCANNER_VIRUSEVENT_H
@@ -20,19 +24,25 @@ struct virusevent;
 
 /*
  * Start cfg->virus_event_max runner threads: that many commands run at
- * once, at most.  NULL with a message in err.
+ * once, at most; open (create) the quarantine directory if
+ * cfg->quarantine.  NULL with a message in err.
  */
 struct virusevent *virusevent_start(const struct config *cfg, char *err,
 				    size_t errlen);
 /*
- * Queue one detection (copied).  Never blocks on a command: when the
- * queue is full the detection's command is not run, and that is logged
- * and counted.
+ * Queue one detection (copied; fd, the detected file, is dup'ed for the
+ * quarantine).  Never blocks on a command: when the queue is full the
+ * detection's command is not run and the file not quarantined, and that
+ * is logged and counted.
  */
-void virusevent_queue(struct virusevent *ve, const char *path,
+void virusevent_queue(struct virusevent *ve, int fd, const char *path,
 		      const char *signature, pid_t pid, const char *action);
-/* Commands run, and detections whose command was dropped (queue full). */
-void virusevent_counts(struct virusevent *ve, uint64_t *run, uint64_t *dropped);
+/*
+ * Commands run, detections whose actions were dropped (queue full),
+ * files quarantined, and quarantines that failed.
+ */
+void virusevent_counts(struct virusevent *ve, uint64_t *run, uint64_t *dropped,
+		       uint64_t *quarantined, uint64_t *quarantine_failed);
 /*
  * Stop: queued detections are dropped (logged), running commands get
  * SIGTERM and are waited for, the threads joined.  NULL is fine.

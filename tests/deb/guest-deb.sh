@@ -72,7 +72,7 @@ leftovers() {
 		/lib/modules/*/updates/dkms/dazukofs.ko* /etc/systemd/system/*/dazuko* \
 		/var/lib/systemd/deb-systemd-helper-enabled/*dazuko* \
 		/var/lib/systemd/deb-systemd-helper-enabled/*/*dazuko* \
-		/var/lib/dpkg/info/*dazuko*; do
+		/var/lib/dpkg/info/*dazuko* /var/lib/dazukofs; do
 		# nullglob drops only the patterns that match nothing: a plain
 		# path (/etc/dazukofs) comes out whether it exists or not
 		[[ -e $p || -L $p ]] && echo "$p"

@@ -11,6 +11,9 @@
 #   virus-event  virus_event runs a command with the detection in its
 #                environment, without a shell, never delaying the verdict,
 #                one at a time with virus_event_max = 1.
+#   quarantine   quarantine = move, copy, and move in report-only mode;
+#                dazuko-quarantine list, show, restore, delete; a
+#                quarantine_dir others may enter is refused.
 # Usage: admin-e2e.sh MODE SCANNER DBDIR
 set -u
 MODE=$1
@@ -185,10 +188,110 @@ SH
 	pass "environment: name with spaces, quotes, \$() passed as bytes; signature, pid, action"
 	st=$(statistics)
 	case $st in
-	*" virus_event_run=2 virus_event_dropped=0") ;;
+	*" virus_event_run=2 virus_event_dropped=0 quarantined=0 quarantine_failed=0") ;;
 	*) fail "statistics: $st" ;;
 	esac
 	stop_scanner
+	;;
+quarantine)
+	Q=$W/q
+	QT=${QUARANTINE_TOOL:?QUARANTINE_TOOL: dazuko-quarantine to test}
+	qt() { "$QT" -d "$Q" "$@"; }
+	# the only entry's id
+	only_id() {
+		_ids=$(cd "$Q" && ls -- *.json 2>/dev/null | sed 's/\.json$//')
+		[ "$(echo "$_ids" | grep -c .)" = 1 ] || fail "quarantine entries: '$_ids'"
+		echo "$_ids"
+	}
+	chown 1234:5678 "$M/eicar.com"
+	chmod 0640 "$M/eicar.com"
+	touch -m -d '2020-01-02 03:04:05.123456789' "$M/eicar.com"
+	cat > "$W/event.sh" <<'SH'
+#!/bin/sh
+printf '%s' "$DAZUKOFS_QUARANTINE_ID" > "$1.tmp" && mv "$1.tmp" "$1"
+SH
+	chmod 0755 "$W/event.sh"
+
+	# move: the open is denied, the file goes, the command learns the id
+	start_scanner --quarantine move --quarantine-dir "$Q" --virus-event "$W/event.sh $W/qid"
+	[ "$(stat -c %a "$Q")" = 700 ] || fail "quarantine_dir created with mode $(stat -c %a "$Q")"
+	expect_denied "$M/eicar.com"
+	wait_log 30 "$LOG" "eicar.com: quarantined as [0-9A-Za-z-]* and removed"
+	[ ! -e "$M/eicar.com" ] || fail "move left the file in place"
+	id=$(only_id)
+	[ "$(stat -c %a "$Q/$id")" = 600 ] || fail "quarantined content has mode $(stat -c %a "$Q/$id")"
+	cmp -s "$Q/$id" "$W/eicar.ref" 2>/dev/null || { make_eicar "$W/eicar.ref"; cmp "$Q/$id" "$W/eicar.ref"; } ||
+		fail "quarantined content differs"
+	wait_for 30 "virus_event's file" test -s "$W/qid"
+	[ "$(cat "$W/qid")" = "$id" ] || fail "DAZUKOFS_QUARANTINE_ID '$(cat "$W/qid")', not $id"
+	pass "move: denied, removed, quarantined as $id, the command got the id"
+	st=$(statistics)
+	case $st in
+	*" quarantined=1 quarantine_failed=0"*) ;;
+	*) fail "statistics: $st" ;;
+	esac
+	stop_scanner
+
+	out=$(qt list) || fail "list failed"
+	echo "$out" | grep -q "^$id .* Dazukofs.Test.EICAR.* $M/eicar.com\$" || fail "list: $out"
+	qt list --json | python3 -c '
+import json, sys
+e = json.load(sys.stdin)[0]
+want = {"id": sys.argv[1], "path": sys.argv[2], "uid": 1234, "gid": 5678,
+        "mode": 0o640, "size": 68, "mtime_nsec": 123456789, "action": "move"}
+bad = {k: e.get(k) for k, v in want.items() if e.get(k) != v}
+assert not bad and e["signature"].startswith("Dazukofs.Test.EICAR"), (bad, e)
+' "$id" "$M/eicar.com" || fail "list --json"
+	qt show "$id" | grep -q '^owner: 1234:5678$' || fail "show"
+	pass "list, list --json, show: path, owner, mode, size, times, signature"
+
+	# restore: owner, group, mode and times come back; the entry goes
+	qt restore "$id" | grep -q "restored $id to $M/eicar.com" || fail "restore"
+	[ "$(stat -c '%u:%g %a %y' "$M/eicar.com")" = "1234:5678 640 2020-01-02 03:04:05.123456789 +0000" ] ||
+		fail "restored as $(stat -c '%u:%g %a %y' "$M/eicar.com")"
+	[ -z "$(ls "$Q")" ] || fail "restore left $(ls "$Q")"
+	pass "restore: content, owner, group, mode, mtime; entry removed"
+
+	# copy: denied, the file stays; restore refuses to overwrite it
+	start_scanner --quarantine copy --quarantine-dir "$Q"
+	expect_denied "$M/eicar.com"
+	wait_log 30 "$LOG" "eicar.com: quarantined as [0-9A-Za-z-]*\$"
+	[ -e "$M/eicar.com" ] || fail "copy removed the file"
+	stop_scanner
+	id=$(only_id)
+	err=$(qt restore "$id" 2>&1) && fail "restore over an existing file succeeded"
+	case $err in *"File exists (--force replaces it)"*) ;; *) fail "restore: $err" ;; esac
+	qt restore --keep --to "$W/restored.com" "$id" >/dev/null || fail "restore --to"
+	cmp -s "$W/restored.com" "$M/eicar.com" || fail "restore --to: content"
+	qt delete "$id" || fail "delete"
+	[ -z "$(ls "$Q")" ] || fail "delete left $(ls "$Q")"
+	pass "copy: file stays; restore refuses to replace; --to, --keep; delete"
+
+	# report only: move acts as copy, nobody's file changes
+	start_scanner --prevention no --quarantine move --quarantine-dir "$Q"
+	expect_allowed "$M/eicar.com"
+	wait_log 30 "$LOG" "eicar.com: quarantined as [0-9A-Za-z-]*\$"
+	[ -e "$M/eicar.com" ] || fail "report only: move removed the file"
+	stop_scanner
+	qt delete "$(only_id)"
+	pass "report only: move copies"
+
+	# bad input: clear errors, nothing touched
+	for bad in "../x" "a/b" ""; do
+		err=$(qt delete "$bad" 2>&1) && fail "delete '$bad' succeeded"
+		case $err in *"is not a quarantine id"*) ;; *) fail "delete '$bad': $err" ;; esac
+	done
+	err=$(qt restore 20200101T000000Z-00000000 2>&1) && fail "restore of a missing id"
+	case $err in *"no such entry in the quarantine"*) ;; *) fail "restore missing: $err" ;; esac
+	qt frobnicate 2>/dev/null; [ $? = 2 ] || fail "unknown command: not exit 2"
+	chmod 0755 "$Q"
+	err=$(qt list 2>&1) && fail "list of a quarantine others may enter"
+	case $err in *"mode 0755"*"mode 0700"*) ;; *) fail "list: $err" ;; esac
+	: >"$LOG"
+	"$SCANNER" -f -c /dev/null --source fanotify --fanotify-mount "$M" --database "$W/db" \
+		--quarantine copy --quarantine-dir "$Q" >"$LOG" 2>&1 && fail "scanner started with a 0755 quarantine"
+	log_has "$LOG" "quarantine_dir $Q: owned by uid 0 with mode 0755" || { cat "$LOG"; fail "no clear error"; }
+	pass "bad ids, missing entry, unknown command, open quarantine_dir: clear errors"
 	;;
 *)
 	fail "unknown mode $MODE"

@@ -13,7 +13,9 @@
 # and a restart re-arms the tracked group; with grace_ms set, an EICAR
 # file opened while the scanner is dead (after kill -9, before the
 # restart) waits and is denied by the restarted scanner, and a clean file
-# opened then is allowed by it; SIGTERM removes the group.  Every wait is
+# opened then is allowed by it; SIGTERM removes the group; quarantine =
+# move takes a detected file out of the lower filesystem (the event's
+# path is the lower one) and dazuko-quarantine restores it.  Every wait is
 # on a log line or a sysfs counter, with a deadline.
 set -u
 SRC=${DAZUKOFS_SRC:?}
@@ -48,7 +50,7 @@ gs() { cat "$GS/$1"; }
 start_scanner() {
 	"$SCANNER" -f -c /dev/null --group "$G" --workers "$WORKERS" \
 		--database "$DB" --log-level debug --timeout-ms 0 \
-		--grace-ms "$GRACE" --events "open close_write" >>"$LOG" 2>&1 &
+		--grace-ms "$GRACE" --events "open close_write" "$@" >>"$LOG" 2>&1 &
 	PID=$!
 }
 
@@ -240,6 +242,26 @@ PID=
 wait_log 10 "$LOG" "group '$G' removed"
 expect_allowed "$M/eicar.com"
 pass "SIGTERM removed the group"
+
+# quarantine = move: the open is denied, the file leaves the lower (and so
+# the mount), and comes back with its owner and mode by dazuko-quarantine
+make_eicar "$L/q.com"
+chown 4321:4321 "$L/q.com"
+chmod 0604 "$L/q.com"
+start_scanner --quarantine move --quarantine-dir /tmp/scan-quarantine
+wait_log 120 "$LOG" 'notice: ready:' 4
+expect_denied "$M/q.com"
+wait_log 30 "$LOG" "$L/q.com: quarantined as [0-9A-Za-z-]* and removed"
+[ ! -e "$L/q.com" ] && [ ! -e "$M/q.com" ] || fail "quarantine = move left q.com"
+QT="${DAZUKOFS_BUILD:?}/scanner/dazuko-quarantine"
+"$QT" -d /tmp/scan-quarantine list | grep -q " $L/q.com\$" || fail "dazuko-quarantine list: $("$QT" -d /tmp/scan-quarantine list)"
+kill -TERM "$PID"
+wait "$PID" || fail "scanner exited with $? after SIGTERM"
+PID=
+qid=$("$QT" -d /tmp/scan-quarantine list --json | sed -n 's/.*"id": *"\([^"]*\)".*/\1/p')
+"$QT" -d /tmp/scan-quarantine restore "$qid" >/dev/null || fail "restore $qid"
+[ "$(stat -c '%u:%g %a' "$M/q.com")" = "4321:4321 604" ] || fail "restored: $(stat -c '%u:%g %a' "$M/q.com")"
+pass "quarantine = move on dazukofs: denied, removed from the lower, restored with owner and mode"
 
 umount "$M" || fail "umount $M"
 umount "$L"

@@ -1,0 +1,517 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Quarantine (quarantine.h): entries of content + JSON metadata. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "quarantine.h"
+
+#define COPY_CHUNK (128 * 1024)
+#define META_SUFFIX ".json"
+#define META_MAX (64 * 1024)
+
+static const char *const mode_names[] = {
+	[QUARANTINE_NO] = "no",
+	[QUARANTINE_COPY] = "copy",
+	[QUARANTINE_MOVE] = "move",
+};
+
+int quarantine_mode_parse(const char *s)
+{
+	for (size_t i = 0; i < sizeof(mode_names) / sizeof(mode_names[0]); i++)
+		if (!strcmp(s, mode_names[i]))
+			return (int)i;
+	return -1;
+}
+
+void quarantine_entry_free(struct quarantine_entry *e)
+{
+	free(e->path);
+	free(e->signature);
+	e->path = NULL;
+	e->signature = NULL;
+}
+
+int quarantine_open_dir(const char *dir, int create, char *err, size_t errlen)
+{
+	struct stat st;
+	int fd;
+
+	if (dir[0] != '/') {
+		snprintf(err, errlen, "quarantine_dir '%s': not an absolute path", dir);
+		return -1;
+	}
+	if (create && mkdir(dir, 0700) && errno != EEXIST) {
+		snprintf(err, errlen, "quarantine_dir %s: mkdir: %s", dir, strerror(errno));
+		return -1;
+	}
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, errlen, "quarantine_dir %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st)) {
+		snprintf(err, errlen, "quarantine_dir %s: fstat: %s", dir, strerror(errno));
+		goto fail;
+	}
+	if (st.st_uid != geteuid() || (st.st_mode & 077)) {
+		snprintf(err, errlen,
+			 "quarantine_dir %s: owned by uid %u with mode %04o; it must be this user's (uid %u) and mode 0700, so that nobody else can take the files",
+			 dir, (unsigned int)st.st_uid, (unsigned int)(st.st_mode & 07777),
+			 (unsigned int)geteuid());
+		goto fail;
+	}
+	return fd;
+fail:
+	close(fd);
+	return -1;
+}
+
+int quarantine_id_valid(const char *id)
+{
+	size_t n = strlen(id);
+
+	if (!n || n >= QUARANTINE_ID_MAX)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!((id[i] >= '0' && id[i] <= '9') || (id[i] >= 'a' && id[i] <= 'z') ||
+		      (id[i] >= 'A' && id[i] <= 'Z') || id[i] == '-'))
+			return 0;
+	return 1;
+}
+
+static int new_id(char id[QUARANTINE_ID_MAX], time_t now)
+{
+	unsigned char rnd[4];
+	struct tm tm;
+	char stamp[20];
+
+	if (getrandom(rnd, sizeof(rnd), 0) != sizeof(rnd))
+		return -1;
+	gmtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
+	snprintf(id, QUARANTINE_ID_MAX, "%s-%02x%02x%02x%02x", stamp, rnd[0], rnd[1],
+		 rnd[2], rnd[3]);
+	return 0;
+}
+
+/* All of in (from offset 0) into out; -1 with errno. */
+static int copy_fd(int in, int out)
+{
+	char *buf = malloc(COPY_CHUNK);
+	off_t off = 0;
+	ssize_t n;
+
+	if (!buf)
+		return -1;
+	for (;;) {
+		n = pread(in, buf, COPY_CHUNK, off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		for (ssize_t done = 0; done < n;) {
+			ssize_t w = write(out, buf + done, (size_t)(n - done));
+
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w < 0) {
+				free(buf);
+				return -1;
+			}
+			done += w;
+		}
+		off += n;
+	}
+	free(buf);
+	return n < 0 ? -1 : 0;
+}
+
+static json_object *entry_to_json(const struct quarantine_entry *e)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "id", json_object_new_string(e->id));
+	json_object_object_add(o, "path", json_object_new_string(e->path));
+	json_object_object_add(o, "signature", json_object_new_string(e->signature));
+	json_object_object_add(o, "uid", json_object_new_int64(e->uid));
+	json_object_object_add(o, "gid", json_object_new_int64(e->gid));
+	json_object_object_add(o, "mode", json_object_new_int64(e->mode));
+	json_object_object_add(o, "size", json_object_new_uint64(e->size));
+	json_object_object_add(o, "atime_sec", json_object_new_int64(e->atime.tv_sec));
+	json_object_object_add(o, "atime_nsec", json_object_new_int64(e->atime.tv_nsec));
+	json_object_object_add(o, "mtime_sec", json_object_new_int64(e->mtime.tv_sec));
+	json_object_object_add(o, "mtime_nsec", json_object_new_int64(e->mtime.tv_nsec));
+	json_object_object_add(o, "quarantined", json_object_new_int64(e->quarantined));
+	json_object_object_add(o, "pid", json_object_new_int64(e->pid));
+	json_object_object_add(o, "action", json_object_new_string(mode_names[e->action]));
+	return o;
+}
+
+/* ID.json, written to a temporary name and renamed: never half there. */
+static int write_meta(int dirfd, const struct quarantine_entry *e, char *err,
+		      size_t errlen)
+{
+	char tmp[QUARANTINE_ID_MAX + 16], name[QUARANTINE_ID_MAX + 8];
+	json_object *o = entry_to_json(e);
+	const char *text;
+	size_t len;
+	int fd, rc = -1;
+
+	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+					      JSON_C_TO_STRING_NOSLASHESCAPE);
+	len = strlen(text);
+	snprintf(tmp, sizeof(tmp), "%s.json.tmp", e->id);
+	snprintf(name, sizeof(name), "%s" META_SUFFIX, e->id);
+	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		snprintf(err, errlen, "quarantine %s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	if (write(fd, text, len) != (ssize_t)len || write(fd, "\n", 1) != 1 || fsync(fd)) {
+		snprintf(err, errlen, "quarantine %s: write: %s", tmp, strerror(errno));
+		close(fd);
+		unlinkat(dirfd, tmp, 0);
+		goto out;
+	}
+	close(fd);
+	if (renameat(dirfd, tmp, dirfd, name)) {
+		snprintf(err, errlen, "quarantine %s: rename: %s", tmp, strerror(errno));
+		unlinkat(dirfd, tmp, 0);
+		goto out;
+	}
+	fsync(dirfd);
+	rc = 0;
+out:
+	json_object_put(o);
+	return rc;
+}
+
+/*
+ * Unlink path if it still names the file st describes.  The parent is
+ * held open, so only the last component can change between the check
+ * and the unlink, and that needs write access to the directory, which
+ * is enough to remove the entry anyway.
+ */
+static int remove_original(const char *path, const struct stat *st, char *err,
+			   size_t errlen)
+{
+	char *copy = strdup(path), *copy2 = strdup(path);
+	const char *base;
+	struct stat now;
+	int dfd = -1, rc = -1;
+
+	if (!copy || !copy2) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	if (path[0] != '/') {
+		snprintf(err, errlen, "not removed: the path is not known here");
+		goto out;
+	}
+	base = basename(copy2);
+	dfd = open(dirname(copy), O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0) {
+		snprintf(err, errlen, "not removed: %s", strerror(errno));
+		goto out;
+	}
+	if (fstatat(dfd, base, &now, AT_SYMLINK_NOFOLLOW) ||
+	    now.st_dev != st->st_dev || now.st_ino != st->st_ino) {
+		snprintf(err, errlen, "not removed: the path names another file here");
+		goto out;
+	}
+	if (unlinkat(dfd, base, 0)) {
+		snprintf(err, errlen, "not removed: unlink: %s", strerror(errno));
+		goto out;
+	}
+	rc = 0;
+out:
+	if (dfd >= 0)
+		close(dfd);
+	free(copy);
+	free(copy2);
+	return rc;
+}
+
+int quarantine_file(int dirfd, enum quarantine_mode mode, int fd,
+		    const char *path, const char *signature, pid_t pid,
+		    char id[QUARANTINE_ID_MAX], int *removed, char *err,
+		    size_t errlen)
+{
+	struct quarantine_entry e = { .pid = pid, .action = mode };
+	struct stat st;
+	int out;
+
+	*removed = 0;
+	if (fstat(fd, &st)) {
+		snprintf(err, errlen, "fstat: %s", strerror(errno));
+		return -1;
+	}
+	e.quarantined = time(NULL);
+	if (new_id(e.id, (time_t)e.quarantined)) {
+		snprintf(err, errlen, "getrandom: %s", strerror(errno));
+		return -1;
+	}
+	out = openat(dirfd, e.id, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (out < 0) {
+		snprintf(err, errlen, "create %s: %s", e.id, strerror(errno));
+		return -1;
+	}
+	if (copy_fd(fd, out) || fsync(out)) {
+		snprintf(err, errlen, "copy to %s: %s", e.id, strerror(errno));
+		close(out);
+		unlinkat(dirfd, e.id, 0);
+		return -1;
+	}
+	close(out);
+	e.path = (char *)path;
+	e.signature = (char *)signature;
+	e.uid = st.st_uid;
+	e.gid = st.st_gid;
+	e.mode = st.st_mode & 07777;
+	e.size = (uint64_t)st.st_size;
+	e.atime = st.st_atim;
+	e.mtime = st.st_mtim;
+	if (write_meta(dirfd, &e, err, errlen)) {
+		unlinkat(dirfd, e.id, 0);
+		return -1;
+	}
+	memcpy(id, e.id, QUARANTINE_ID_MAX);
+	if (mode == QUARANTINE_MOVE) {
+		if (remove_original(path, &st, err, errlen))
+			return 0;	/* quarantined; err says why it stayed */
+		*removed = 1;
+	}
+	return 0;
+}
+
+static int get_int64(json_object *o, const char *key, int64_t *v)
+{
+	json_object *f;
+
+	if (!json_object_object_get_ex(o, key, &f) || !json_object_is_type(f, json_type_int))
+		return -1;
+	*v = json_object_get_int64(f);
+	return 0;
+}
+
+static char *get_string(json_object *o, const char *key)
+{
+	json_object *f;
+
+	if (!json_object_object_get_ex(o, key, &f) || !json_object_is_type(f, json_type_string))
+		return NULL;
+	return strdup(json_object_get_string(f));
+}
+
+int quarantine_load(int dirfd, const char *id, struct quarantine_entry *e,
+		    char *err, size_t errlen)
+{
+	char name[QUARANTINE_ID_MAX + 8], *text = NULL, *action = NULL;
+	int64_t uid, gid, mode, size, as, an, ms, mn, when, pid;
+	json_object *o = NULL;
+	ssize_t n;
+	int fd, rc = -1;
+
+	memset(e, 0, sizeof(*e));
+	if (!quarantine_id_valid(id)) {
+		snprintf(err, errlen, "'%s' is not a quarantine id", id);
+		return -1;
+	}
+	snprintf(name, sizeof(name), "%s" META_SUFFIX, id);
+	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: %s", id,
+			 errno == ENOENT ? "no such entry in the quarantine" : strerror(errno));
+		return -1;
+	}
+	text = malloc(META_MAX + 1);
+	n = text ? read(fd, text, META_MAX) : -1;
+	close(fd);
+	if (n < 0) {
+		snprintf(err, errlen, "%s: read: %s", name, strerror(errno));
+		goto out;
+	}
+	text[n] = '\0';
+	o = json_tokener_parse(text);
+	snprintf(e->id, sizeof(e->id), "%s", id);
+	if (!o || !(e->path = get_string(o, "path")) ||
+	    !(e->signature = get_string(o, "signature")) ||
+	    !(action = get_string(o, "action")) ||
+	    get_int64(o, "uid", &uid) || get_int64(o, "gid", &gid) ||
+	    get_int64(o, "mode", &mode) || get_int64(o, "size", &size) ||
+	    get_int64(o, "atime_sec", &as) || get_int64(o, "atime_nsec", &an) ||
+	    get_int64(o, "mtime_sec", &ms) || get_int64(o, "mtime_nsec", &mn) ||
+	    get_int64(o, "quarantined", &when) || get_int64(o, "pid", &pid) ||
+	    quarantine_mode_parse(action) <= QUARANTINE_NO) {
+		snprintf(err, errlen, "%s: malformed or incomplete metadata", name);
+		quarantine_entry_free(e);
+		goto out;
+	}
+	e->uid = (uid_t)uid;
+	e->gid = (gid_t)gid;
+	e->mode = (mode_t)mode & 07777;
+	e->size = (uint64_t)size;
+	e->atime.tv_sec = as;
+	e->atime.tv_nsec = an;
+	e->mtime.tv_sec = ms;
+	e->mtime.tv_nsec = mn;
+	e->quarantined = when;
+	e->pid = (pid_t)pid;
+	e->action = quarantine_mode_parse(action);
+	rc = 0;
+out:
+	if (o)
+		json_object_put(o);
+	free(action);
+	free(text);
+	return rc;
+}
+
+static int cmp_ids(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int quarantine_list(int dirfd, char ***ids, size_t *n, char *err, size_t errlen)
+{
+	int fd = dup(dirfd);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	size_t cap = 0;
+	struct dirent *de;
+
+	*ids = NULL;
+	*n = 0;
+	if (!d) {
+		snprintf(err, errlen, "opendir: %s", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	rewinddir(d);
+	while ((de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+		char id[QUARANTINE_ID_MAX];
+
+		if (len <= strlen(META_SUFFIX) ||
+		    strcmp(de->d_name + len - strlen(META_SUFFIX), META_SUFFIX) ||
+		    len - strlen(META_SUFFIX) >= sizeof(id))
+			continue;
+		memcpy(id, de->d_name, len - strlen(META_SUFFIX));
+		id[len - strlen(META_SUFFIX)] = '\0';
+		if (!quarantine_id_valid(id))
+			continue;
+		if (*n == cap) {
+			char **grown = realloc(*ids, (cap = cap ? 2 * cap : 16) * sizeof(**ids));
+
+			if (!grown)
+				goto nomem;
+			*ids = grown;
+		}
+		if (!((*ids)[*n] = strdup(id)))
+			goto nomem;
+		(*n)++;
+	}
+	closedir(d);
+	qsort(*ids, *n, sizeof(**ids), cmp_ids);
+	return 0;
+nomem:
+	closedir(d);
+	for (size_t i = 0; i < *n; i++)
+		free((*ids)[i]);
+	free(*ids);
+	*ids = NULL;
+	*n = 0;
+	snprintf(err, errlen, "out of memory");
+	return -1;
+}
+
+int quarantine_restore(int dirfd, const struct quarantine_entry *e,
+		       const char *to, int replace, char *err, size_t errlen)
+{
+	const char *target = to ? to : e->path;
+	char *tmp = NULL;
+	struct timespec times[2] = { e->atime, e->mtime };
+	int in, out = -1, rc = -1;
+	size_t tlen = strlen(target) + 32;
+
+	in = openat(dirfd, e->id, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (in < 0) {
+		snprintf(err, errlen, "%s: content: %s", e->id, strerror(errno));
+		return -1;
+	}
+	/*
+	 * The content goes to a new file next to the target, which gets the
+	 * owner and mode before it gets the name: never visible half-written
+	 * or with the wrong owner.
+	 */
+	tmp = malloc(tlen);
+	if (!tmp) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	snprintf(tmp, tlen, "%s.dzq-%s", target, e->id + strlen(e->id) - 8);
+	out = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (out < 0) {
+		snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	if (copy_fd(in, out) || fsync(out)) {
+		snprintf(err, errlen, "%s: write: %s", tmp, strerror(errno));
+		goto fail;
+	}
+	/* chown clears the setuid bits: the mode comes after */
+	if (fchown(out, e->uid, e->gid) || fchmod(out, e->mode) || futimens(out, times)) {
+		snprintf(err, errlen, "%s: setting owner %u:%u, mode %04o, times: %s", tmp,
+			 (unsigned int)e->uid, (unsigned int)e->gid, (unsigned int)e->mode,
+			 strerror(errno));
+		goto fail;
+	}
+	if (replace ? rename(tmp, target) : renameat2(AT_FDCWD, tmp, AT_FDCWD, target,
+						      RENAME_NOREPLACE)) {
+		snprintf(err, errlen, "%s: %s%s", target, strerror(errno),
+			 errno == EEXIST ? " (--force replaces it)" : "");
+		goto fail;
+	}
+	rc = 0;
+	goto out;
+fail:
+	unlink(tmp);
+out:
+	if (out >= 0)
+		close(out);
+	close(in);
+	free(tmp);
+	return rc;
+}
+
+int quarantine_delete(int dirfd, const char *id, char *err, size_t errlen)
+{
+	char name[QUARANTINE_ID_MAX + 8];
+
+	if (!quarantine_id_valid(id)) {
+		snprintf(err, errlen, "'%s' is not a quarantine id", id);
+		return -1;
+	}
+	snprintf(name, sizeof(name), "%s" META_SUFFIX, id);
+	if (unlinkat(dirfd, name, 0)) {
+		snprintf(err, errlen, "%s: %s", id,
+			 errno == ENOENT ? "no such entry in the quarantine" : strerror(errno));
+		return -1;
+	}
+	if (unlinkat(dirfd, id, 0) && errno != ENOENT) {
+		snprintf(err, errlen, "%s: content: %s", id, strerror(errno));
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Unit tests of the quarantine's store (quarantine.c). */
+#include <fcntl.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "quarantine.h"
+
+struct fixture {
+	char top[64];
+	char qdir[128];
+	int qfd;
+};
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	char err[256];
+
+	snprintf(f->top, sizeof(f->top), "/tmp/dzq-test.XXXXXX");
+	if (!mkdtemp(f->top))
+		return -1;
+	snprintf(f->qdir, sizeof(f->qdir), "%s/q", f->top);
+	f->qfd = quarantine_open_dir(f->qdir, 1, err, sizeof(err));
+	if (f->qfd < 0)
+		return -1;
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	char cmd[128];
+
+	close(f->qfd);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->top);
+	if (system(cmd))
+		return -1;
+	free(f);
+	return 0;
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *fp = fopen(path, "w");
+
+	assert_non_null(fp);
+	fputs(text, fp);
+	assert_int_equal(fclose(fp), 0);
+}
+
+/*
+ * The path the scanner has is not proof: when it names another file now
+ * (renamed over, another namespace's view), move keeps that file and
+ * still quarantines the detected one.
+ */
+static void test_move_keeps_another_file(void **state)
+{
+	struct fixture *f = *state;
+	char detected[PATH_MAX], other[PATH_MAX], id[QUARANTINE_ID_MAX], err[256];
+	struct quarantine_entry e;
+	int fd, removed = -1;
+
+	snprintf(detected, sizeof(detected), "%s/detected", f->top);
+	snprintf(other, sizeof(other), "%s/other", f->top);
+	write_file(detected, "bad");
+	write_file(other, "innocent");
+	fd = open(detected, O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(quarantine_file(f->qfd, QUARANTINE_MOVE, fd, other, "Sig", 1,
+					 id, &removed, err, sizeof(err)), 0);
+	assert_int_equal(removed, 0);
+	assert_non_null(strstr(err, "names another file"));
+	assert_int_equal(access(other, F_OK), 0);
+	assert_int_equal(access(detected, F_OK), 0);
+	assert_int_equal(quarantine_load(f->qfd, id, &e, err, sizeof(err)), 0);
+	assert_int_equal(e.size, 3);
+	quarantine_entry_free(&e);
+
+	/* the path that is the file's: removed */
+	assert_int_equal(quarantine_file(f->qfd, QUARANTINE_MOVE, fd, detected, "Sig", 1,
+					 id, &removed, err, sizeof(err)), 0);
+	assert_int_equal(removed, 1);
+	assert_int_equal(access(detected, F_OK), -1);
+	close(fd);
+}
+
+/* Paths are bytes: newlines, quotes, non-UTF-8 come back unchanged. */
+static void test_odd_path_round_trip(void **state)
+{
+	struct fixture *f = *state;
+	char path[PATH_MAX], id[QUARANTINE_ID_MAX], err[256], **ids;
+	struct quarantine_entry e;
+	int fd, removed;
+	size_t n;
+
+	snprintf(path, sizeof(path), "%s/a\nb\"c\\\xff\xfe d", f->top);
+	write_file(path, "x");
+	fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(quarantine_file(f->qfd, QUARANTINE_COPY, fd, path, "S\"ig", 7,
+					 id, &removed, err, sizeof(err)), 0);
+	close(fd);
+	assert_int_equal(quarantine_load(f->qfd, id, &e, err, sizeof(err)), 0);
+	assert_string_equal(e.path, path);
+	assert_string_equal(e.signature, "S\"ig");
+	assert_int_equal(e.pid, 7);
+	assert_int_equal(e.action, QUARANTINE_COPY);
+	quarantine_entry_free(&e);
+	assert_int_equal(quarantine_list(f->qfd, &ids, &n, err, sizeof(err)), 0);
+	assert_true(n >= 1);
+	for (size_t i = 0; i < n; i++)
+		free(ids[i]);
+	free(ids);
+}
+
+static void test_ids(void **state)
+{
+	(void)state;
+	assert_true(quarantine_id_valid("20261205T051200Z-0123abcd"));
+	assert_false(quarantine_id_valid(""));
+	assert_false(quarantine_id_valid(".."));
+	assert_false(quarantine_id_valid("../x"));
+	assert_false(quarantine_id_valid("a/b"));
+	assert_false(quarantine_id_valid("a.json"));
+	assert_false(quarantine_id_valid("0123456789012345678901234567890123"));
+	assert_int_equal(quarantine_mode_parse("move"), QUARANTINE_MOVE);
+	assert_int_equal(quarantine_mode_parse("copy"), QUARANTINE_COPY);
+	assert_int_equal(quarantine_mode_parse("no"), QUARANTINE_NO);
+	assert_int_equal(quarantine_mode_parse("yes"), -1);
+}
+
+/* A quarantine others can enter would hand them the malware. */
+static void test_dir_refused(void **state)
+{
+	struct fixture *f = *state;
+	char dir[PATH_MAX], err[512];
+
+	snprintf(dir, sizeof(dir), "%s/open", f->top);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	assert_int_equal(chmod(dir, 0755), 0);
+	assert_int_equal(quarantine_open_dir(dir, 1, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "mode 0755"));
+	assert_int_equal(quarantine_open_dir("relative", 1, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "not an absolute path"));
+}
+
+/* Malformed metadata is an error, not a crash or a half entry. */
+static void test_malformed_metadata(void **state)
+{
+	struct fixture *f = *state;
+	const char *bad[] = { "", "{", "[]", "{\"path\": 1}", "{\"path\": \"/x\"}" };
+	char path[PATH_MAX], err[256];
+	struct quarantine_entry e;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(path, sizeof(path), "%s/20200101T000000Z-0000000%zu.json", f->qdir, i);
+		write_file(path, bad[i]);
+		snprintf(path, sizeof(path), "20200101T000000Z-0000000%zu", i);
+		assert_int_equal(quarantine_load(f->qfd, path, &e, err, sizeof(err)), -1);
+		assert_null(e.path);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_move_keeps_another_file, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_odd_path_round_trip, setup, teardown),
+		cmocka_unit_test(test_ids),
+		cmocka_unit_test_setup_teardown(test_dir_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_malformed_metadata, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
