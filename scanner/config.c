@@ -266,13 +266,6 @@ static int valid_group(const char *s)
 	return 1;
 }
 
-/*
- * Where the value being set comes from, for notices and warnings:
- * "FILE:LINE" while a file is read, else the command line.  Settings are
- * read once, before any thread runs.
- */
-static const char *set_where = "command line";
-
 /* A '.' or '..' component, or an empty one ("//"), in absolute path s. */
 static int has_odd_component(const char *s)
 {
@@ -291,10 +284,11 @@ static int has_odd_component(const char *s)
  * An absolute, canonical path without a trailing slash (except "/").
  * The filter compares event paths, which never hold '.', '..', '//' or
  * symlinks, byte by byte: a prefix spelt otherwise would never match, so
- * such spellings are refused and symlinks are resolved here.
+ * such spellings are refused and symlinks are resolved here.  where
+ * ("FILE:LINE" or "command line") is for the notices and warnings.
  */
 static int add_prefix(struct str_list *l, const char *key, const char *s,
-		      char *err, size_t errlen)
+		      const char *where, char *err, size_t errlen)
 {
 	char resolved[PATH_MAX];
 	size_t n = strlen(s);
@@ -318,16 +312,16 @@ static int add_prefix(struct str_list *l, const char *key, const char *s,
 	if (realpath(p, resolved)) {
 		if (strcmp(resolved, p)) {
 			log_notice("%s: %s: '%s' leads through a symlink to '%s'; using '%s'",
-				   set_where, key, p, resolved, resolved);
+				   where, key, p, resolved, resolved);
 			free(p);
 			p = xstrdup(resolved);
 		}
 	} else if (errno == ENOENT && strcmp(key, "exclude")) {
 		log_warning("%s: %s: '%s' does not exist here, so it matches nothing",
-			    set_where, key, p);
+			    where, key, p);
 	} else if (errno != ENOENT) {
 		log_warning("%s: %s: '%s' cannot be resolved (%s); used as written",
-			    set_where, key, p, strerror(errno));
+			    where, key, p, strerror(errno));
 	}
 	items = realloc(l->items, (l->n + 1) * sizeof(*items));
 	if (!items) {
@@ -381,8 +375,12 @@ static int parse_events(const char *value, unsigned int *events)
 	return 0;
 }
 
-int config_set(struct config *cfg, const char *key_in, const char *value,
-	       char *err, size_t errlen)
+/*
+ * Set KEY to VALUE.  where (a file's "FILE:LINE" or "command line") is
+ * for the notices and warnings of a value that is taken.
+ */
+static int set_key(struct config *cfg, const char *key_in, const char *value,
+		   const char *where, char *err, size_t errlen)
 {
 	unsigned long long u;
 	char key[64];
@@ -444,10 +442,10 @@ int config_set(struct config *cfg, const char *key_in, const char *value,
 		if (config_parse_bool(value, &cfg->prevention))
 			FAIL("prevention: '%s' is not yes (deny) or no (report only)", value);
 	} else if (!strcmp(key, "include")) {
-		if (add_prefix(&cfg->include, key, value, err, errlen))
+		if (add_prefix(&cfg->include, key, value, where, err, errlen))
 			return -1;
 	} else if (!strcmp(key, "exclude")) {
-		if (add_prefix(&cfg->exclude, key, value, err, errlen))
+		if (add_prefix(&cfg->exclude, key, value, where, err, errlen))
 			return -1;
 	} else if (!strcmp(key, "exclude_uid")) {
 		if (config_parse_uint(value, (uid_t)-2, &u))
@@ -465,7 +463,7 @@ int config_set(struct config *cfg, const char *key_in, const char *value,
 		if (config_parse_bool(value, &cfg->exclude_root))
 			FAIL("exclude_root: '%s' is not yes or no", value);
 	} else if (!strcmp(key, "exclude_exe")) {
-		if (add_prefix(&cfg->exclude_exes, key, value, err, errlen))
+		if (add_prefix(&cfg->exclude_exes, key, value, where, err, errlen))
 			return -1;
 	} else if (!strcmp(key, "virus_event")) {
 		char *copy = xstrdup(value), *save = NULL;
@@ -600,6 +598,12 @@ int config_set(struct config *cfg, const char *key_in, const char *value,
 	return 0;
 }
 
+int config_set(struct config *cfg, const char *key, const char *value,
+	       char *err, size_t errlen)
+{
+	return set_key(cfg, key, value, "command line", err, errlen);
+}
+
 char *config_trim(char *s)
 {
 	char *e;
@@ -693,9 +697,7 @@ int config_load_file(struct config *cfg, const char *path, int must_exist,
 			break;
 		}
 		snprintf(where, sizeof(where), "%s:%u", path, lineno);
-		set_where = where;
-		rc = config_set(cfg, key, value, why, sizeof(why));
-		set_where = "command line";
+		rc = set_key(cfg, key, value, where, why, sizeof(why));
 		if (rc) {
 			snprintf(err, errlen, "%s:%u: %s", path, lineno, why);
 			if (check_problem(cfg, err))
