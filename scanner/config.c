@@ -242,17 +242,6 @@ static int lookup_user(const char *name, uid_t *uid, char *why, size_t whylen)
 	return -1;
 }
 
-static int parse_verdict(const char *s, enum verdict *out)
-{
-	if (!strcmp(s, "allow"))
-		*out = VERDICT_ALLOW;
-	else if (!strcmp(s, "deny"))
-		*out = VERDICT_DENY;
-	else
-		return -1;
-	return 0;
-}
-
 static int valid_group(const char *s)
 {
 	size_t n = strlen(s);
@@ -376,226 +365,442 @@ static int parse_events(const char *value, unsigned int *events)
 }
 
 /*
- * Set KEY to VALUE.  where (a file's "FILE:LINE" or "command line") is
- * for the notices and warnings of a value that is taken.
+ * The settings whose values need more than a kind's parser and one field
+ * (table below).  Each parses VALUE and stores it, or fails with the
+ * message in err.
  */
-static int set_key(struct config *cfg, const char *key_in, const char *value,
-		   const char *where, char *err, size_t errlen)
+static int set_group(struct config *cfg, const char *value, char *err, size_t errlen)
+{
+	if (!valid_group(value))
+		FAIL("group: '%s' is not 1 to %d of [A-Za-z0-9_-]", value,
+		     DAZUKOFS_GROUP_NAME_MAX);
+	set_str(&cfg->group, value);
+	return 0;
+}
+
+static int set_exclude_uid(struct config *cfg, const char *value, char *err,
+			   size_t errlen)
 {
 	unsigned long long u;
-	char key[64];
+
+	if (config_parse_uint(value, (uid_t)-2, &u))
+		FAIL("exclude_uid: '%s' is not a uid (a number from 0 to %u)", value,
+		     (unsigned int)(uid_t)-2);
+	uid_add(&cfg->exclude_uids, (uid_t)u);
+	return 0;
+}
+
+static int set_exclude_user(struct config *cfg, const char *value, char *err,
+			    size_t errlen)
+{
+	char why[256];
+	uid_t uid;
+
+	if (lookup_user(value, &uid, why, sizeof(why)))
+		FAIL("exclude_user: '%s': %s", value, why);
+	uid_add(&cfg->exclude_uids, uid);
+	return 0;
+}
+
+static int set_virus_event(struct config *cfg, const char *value, char *err,
+			   size_t errlen)
+{
+	char *copy = xstrdup(value), *save = NULL;
+
+	/* fixed words: no quoting, no expansion, nothing for a shell */
+	list_free(&cfg->virus_event);
+	for (char *w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save))
+		list_add(&cfg->virus_event, w);
+	free(copy);
+	if (!cfg->virus_event.n)
+		FAIL("virus_event: a program's absolute path is missing");
+	if (cfg->virus_event.items[0][0] != '/' ||
+	    access(cfg->virus_event.items[0], X_OK)) {
+		snprintf(err, errlen, "virus_event: '%s' is not an absolute path to an executable%s%s",
+			 cfg->virus_event.items[0],
+			 cfg->virus_event.items[0][0] == '/' ? ": " : "",
+			 cfg->virus_event.items[0][0] == '/' ? strerror(errno) : "");
+		list_free(&cfg->virus_event);
+		return -1;
+	}
+	/* execve's argv ends with a NULL after the n words */
+	list_add(&cfg->virus_event, "");
+	cfg->virus_event.n--;
+	free(cfg->virus_event.items[cfg->virus_event.n]);
+	cfg->virus_event.items[cfg->virus_event.n] = NULL;
+	return 0;
+}
+
+/* The names are quarantine.c's; an enum table here would be a second list. */
+static int set_quarantine(struct config *cfg, const char *value, char *err,
+			  size_t errlen)
+{
+	int m = quarantine_mode_parse(value);
+
+	if (m < 0)
+		FAIL("quarantine: '%s' is not no, copy or move", value);
+	cfg->quarantine = m;
+	return 0;
+}
+
+/* The names are log.c's; an enum table here would be a second list. */
+static int set_log_level(struct config *cfg, const char *value, char *err,
+			 size_t errlen)
+{
+	int l = log_level_parse(value);
+
+	if (l < 0)
+		FAIL("log_level: '%s' is not error, warning, notice, info or debug", value);
+	cfg->log_level = l;
+	return 0;
+}
+
+static int set_local_socket(struct config *cfg, const char *value, char *err,
+			    size_t errlen)
+{
+	struct sockaddr_un sun;
+
+	if (value[0] != '/' || strlen(value) >= sizeof(sun.sun_path))
+		FAIL("local_socket: '%s' is not an absolute path of at most %zu bytes",
+		     value, sizeof(sun.sun_path) - 1);
+	set_str(&cfg->local_socket, value);
+	return 0;
+}
+
+static int set_tcp_server(struct config *cfg, const char *value, char *err,
+			  size_t errlen)
+{
+	char host[256], port[8];
+
+	if (config_parse_hostport(value, host, sizeof(host), port, sizeof(port)))
+		FAIL("tcp_server: '%s' is not HOST:PORT (an IPv6 address in brackets: [::1]:3310)",
+		     value);
+	list_add(&cfg->tcp_servers, value);
+	return 0;
+}
+
+static int set_events(struct config *cfg, const char *value, char *err, size_t errlen)
+{
+	if (parse_events(value, &cfg->events))
+		FAIL("events: '%s' is not a list of open, exec and close_write", value);
+	return 0;
+}
+
+/* How a setting's value is read and where it goes. */
+enum kind {
+	KIND_BOOL,	/* int: yes|no, 1|0, true|false, on|off */
+	KIND_UINT,	/* unsigned int from min to max */
+	KIND_COUNT,	/* size_t from min to max */
+	KIND_BYTES,	/* uint64_t: a size (100M), at most max unless 0 */
+	KIND_ENUM,	/* an enum: the index of the value in names */
+	KIND_PATH,	/* char *: an absolute path */
+	KIND_PREFIXES,	/* struct str_list: add_prefix(), repeatable */
+	KIND_FUNC,	/* set() reads and stores it */
+	KIND_OPTION,	/* no setting: an option of config_from_args() only */
+};
+
+/* What the options that are no setting do (KIND_OPTION). */
+enum action { ACT_NONE, ACT_CONFIG, ACT_CHECK, ACT_IMPORT, ACT_HELP, ACT_VERSION };
+
+/*
+ * One setting: its key in the file, which is also its option (with dashes
+ * for underscores: max_file_size is --max-file-size), its --help, and how
+ * its value is read.  A setting without arg is an option without an
+ * argument that sets it to yes.
+ */
+struct setting {
+	const char *key;
+	char letter;		/* short option; 0: none */
+	const char *arg;	/* the option's argument in --help */
+	const char *help;	/* its lines in --help, '\n' between */
+	enum kind kind;
+	size_t off;		/* the field: offsetof(struct config, ...) */
+	size_t given;		/* an int field set to 1 with it; 0: none */
+	unsigned long long min, max;
+	const char *zero;	/* KIND_UINT, KIND_COUNT: what 0 means */
+	const char *what;	/* a good value, in "KEY: 'VALUE' is not WHAT" */
+	const char *const *names;	/* KIND_ENUM, NULL-terminated */
+	int (*set)(struct config *cfg, const char *value, char *err, size_t errlen);
+	enum action act;	/* KIND_OPTION */
+};
+
+/*
+ * The field's offset.  A field of another type than its kind stores fails
+ * the build: the comparison of distinct pointer types is diagnosed.
+ */
+#define FIELD(type, f) \
+	(offsetof(struct config, f) + 0 * sizeof(&((struct config *)0)->f == (type *)0))
+/*
+ * An enum is stored as an int (the signed form of the unsigned int GCC
+ * and clang give an enum without negative values); the build fails if
+ * it has another size.
+ */
+#define ENUM_FIELD(f) \
+	(offsetof(struct config, f) + \
+	 0 * sizeof(char[sizeof(((struct config *)0)->f) == sizeof(int) ? 1 : -1]))
+
+#define BOOL(f)			.kind = KIND_BOOL, .off = FIELD(int, f)
+#define UINT(f, lo, hi)		.kind = KIND_UINT, .off = FIELD(unsigned int, f), \
+				.min = (lo), .max = (hi)
+#define COUNT(f, lo, hi)	.kind = KIND_COUNT, .off = FIELD(size_t, f), \
+				.min = (lo), .max = (hi)
+#define BYTES(f, hi)		.kind = KIND_BYTES, .off = FIELD(uint64_t, f), .max = (hi)
+#define ENUM(f, n)		.kind = KIND_ENUM, .off = ENUM_FIELD(f), .names = (n)
+#define PATH(f)			.kind = KIND_PATH, .off = FIELD(char *, f)
+#define PREFIXES(f)		.kind = KIND_PREFIXES, .off = FIELD(struct str_list, f)
+#define FUNC(fn)		.kind = KIND_FUNC, .set = (fn)
+#define OPTION(a)		.kind = KIND_OPTION, .act = (a)
+/* an int field set to 1 when the setting is given (not derived) */
+#define GIVEN(f)		.given = FIELD(int, f)
+
+/* given 0 is no field: offset 0 is config_path's */
+_Static_assert(offsetof(struct config, config_path) == 0, "config_path first");
+
+/* KIND_ENUM: a value's index is the enum's value */
+static const char *const verdict_names[] = {
+	[VERDICT_ALLOW] = "allow", [VERDICT_DENY] = "deny", NULL
+};
+static const char *const source_names[] = {
+	[SOURCE_DAZUKOFS] = "dazukofs", [SOURCE_FANOTIFY] = "fanotify", NULL
+};
+static const char *const backend_names[] = {
+	[BACKEND_LIBCLAMAV] = "libclamav", [BACKEND_CLAMD] = "clamd", NULL
+};
+
+/* In --help's order. */
+static const struct setting settings[] = {
+	{ .key = "config", .letter = 'c', .arg = "FILE", OPTION(ACT_CONFIG),
+	  .help = "config file (default " CONFIG_DEFAULT_PATH ")" },
+	{ .key = "group", .letter = 'g', .arg = "NAME", FUNC(set_group),
+	  .help = "DazukoFS group to create and serve (default " CONFIG_DEFAULT_GROUP ")" },
+	{ .key = "workers", .letter = 'w', .arg = "N", UINT(workers, 0, 1024),
+	  .zero = "one per CPU",
+	  .help = "scanning threads (default 0: one per CPU)" },
+	{ .key = "database", .letter = 'd', .arg = "DIR", PATH(database),
+	  .help = "ClamAV signature directory (default " CONFIG_DEFAULT_DATABASE ")" },
+	{ .key = "max_file_size", .arg = "SIZE", BYTES(limits.max_file_size, 0),
+	  .what = "a size (e.g. 4096, 64K, 100M, 2G; 0: unlimited)",
+	  .help = "larger files are not scanned (default 100M, 0: no limit)" },
+	{ .key = "max_scan_size", .arg = "SIZE", BYTES(limits.max_scan_size, 0),
+	  .what = "a size (e.g. 4096, 64K, 400M, 2G; 0: unlimited)",
+	  .help = "data scanned per file, archives included (default 400M)" },
+	{ .key = "max_recursion", .arg = "N", UINT(limits.max_recursion, 0, UINT32_MAX),
+	  .zero = "unlimited",
+	  .help = "archive nesting scanned (default 17, 0: no limit)" },
+	{ .key = "max_files", .arg = "N", UINT(limits.max_files, 0, UINT32_MAX),
+	  .zero = "unlimited",
+	  .help = "files scanned per archive (default 10000, 0: no limit)" },
+	{ .key = "max_scan_time", .arg = "MS", UINT(limits.max_scan_time_ms, 0, UINT32_MAX),
+	  GIVEN(max_scan_time_set), .what = "a number of milliseconds", .zero = "unlimited",
+	  .help = "time per file (default 120000, at most timeout-ms)" },
+	{ .key = "alert_exceeds_max", .arg = "yes|no", BOOL(alert_exceeds_max),
+	  .help = "deny files past a limit (default yes)" },
+	{ .key = "alert_encrypted", .arg = "yes|no", BOOL(alert_encrypted),
+	  .help = "deny encrypted archives, documents (default yes)" },
+	{ .key = "on_error", .arg = "allow|deny", ENUM(on_error, verdict_names),
+	  .help = "verdict when a scan fails (default allow)" },
+	{ .key = "prevention", .arg = "yes|no", BOOL(prevention),
+	  .what = "yes (deny) or no (report only)",
+	  .help = "no: report only, log and count detections but\n"
+		  "allow the open (default yes)" },
+	{ .key = "include", .arg = "PREFIX", PREFIXES(include),
+	  .help = "scan only under these path prefixes (repeatable)" },
+	{ .key = "exclude", .arg = "PREFIX", PREFIXES(exclude),
+	  .help = "never scan under these path prefixes (repeatable)" },
+	{ .key = "exclude_uid", .arg = "UID", FUNC(set_exclude_uid),
+	  .help = "opens by processes of this uid are not scanned\n"
+		  "(repeatable)" },
+	{ .key = "exclude_user", .arg = "NAME", FUNC(set_exclude_user),
+	  .help = "the same, by user name (repeatable)" },
+	{ .key = "exclude_root", .arg = "yes|no", BOOL(exclude_root),
+	  .help = "opens by root's processes are not scanned\n"
+		  "(default no)" },
+	{ .key = "exclude_exe", .arg = "PATH", PREFIXES(exclude_exes),
+	  .help = "opens by processes running this executable\n"
+		  "are not scanned (repeatable)" },
+	{ .key = "virus_event", .arg = "'PROG [ARG]...'", FUNC(set_virus_event),
+	  .help = "run on each detection (no shell), with\n"
+		  "CLAM_VIRUSEVENT_FILENAME, _VIRUSNAME set" },
+	{ .key = "virus_event_max", .arg = "N", UINT(virus_event_max, 1, 64),
+	  .help = "virus_event commands at once (default 4)" },
+	{ .key = "quarantine", .arg = "no|copy|move", FUNC(set_quarantine),
+	  .help = "put detected files into quarantine_dir;\n"
+		  "move also removes them (default no)" },
+	{ .key = "quarantine_dir", .arg = "DIR", PATH(quarantine_dir),
+	  .help = "root-only quarantine directory\n"
+		  "(default " QUARANTINE_DEFAULT_DIR ")" },
+	{ .key = "log_level", .arg = "LEVEL", FUNC(set_log_level),
+	  .help = "error, warning, notice, info (default), debug" },
+	{ .key = "timeout_ms", .arg = "MS", UINT(timeout_ms, 0, TIMEOUT_MS_MAX),
+	  .zero = "wait for ever",
+	  .help = "group verdict timeout, 0 waits for ever (default 30000)" },
+	{ .key = "timeout_action", .arg = "allow|deny", ENUM(timeout_action, verdict_names),
+	  .help = "verdict of a timed-out event (default allow)" },
+	{ .key = "track", .arg = "yes|no", BOOL(track),
+	  .help = "crash-tracked group (default yes)" },
+	{ .key = "grace_ms", .arg = "MS", UINT(grace_ms, 0, GRACE_MS_MAX),
+	  .help = "tracked group: how long its events wait for a\n"
+		  "restarted scanner, 0 to 600000 (default 30000)" },
+	{ .key = "events", .arg = "'open exec close_write'", FUNC(set_events),
+	  .help = "what is scanned (source dazukofs):\n"
+		  "opens, execs, files as their writer closes\n"
+		  "them (default open)" },
+	{ .key = "cache_size", .arg = "N", COUNT(cache_size, 0, 1U << 24),
+	  .zero = "no cache",
+	  .help = "verdict cache entries, 0 disables (default 65536)" },
+	{ .key = "clamav_cache", .arg = "yes|no", BOOL(clamav_cache),
+	  .help = "libclamav's cache of clean file hashes (default yes)" },
+	{ .key = "status_interval_ms", .arg = "MS", UINT(status_interval_ms, 100, 3600000),
+	  .help = "how often the status line is updated (default 5000)" },
+	{ .key = "source", .arg = "dazukofs|fanotify", ENUM(source, source_names),
+	  .help = "where events come from (default dazukofs)" },
+	{ .key = "fanotify_mount", .arg = "PATH", PATH(fanotify_mount),
+	  .help = "the mount to watch with source fanotify" },
+	{ .key = "backend", .arg = "libclamav|clamd", ENUM(backend, backend_names),
+	  .help = "who scans: libclamav in this process\n"
+		  "(default) or clamd servers" },
+	{ .key = "local_socket", .arg = "PATH", FUNC(set_local_socket),
+	  .help = "backend clamd: a local clamd's socket (fd passing)" },
+	{ .key = "tcp_server", .arg = "HOST:PORT", FUNC(set_tcp_server),
+	  .help = "backend clamd: a clamd over TCP (repeatable,\n"
+		  "in order of preference)" },
+	{ .key = "stream_max_length", .arg = "SIZE", BYTES(stream_max_length, UINT32_MAX),
+	  .what = "a size up to 4G (e.g. 25M, 100M; 0: unlimited)",
+	  .help = "the TCP servers' StreamMaxLength (default 100M)" },
+	{ .key = "clamd_timeout_ms", .arg = "MS", UINT(clamd_timeout_ms, 1, TIMEOUT_MS_MAX),
+	  GIVEN(clamd_timeout_set), .what = "a number of milliseconds",
+	  .help = "one request to one clamd (default 10000, below\n"
+		  "timeout-ms)" },
+	{ .key = "clamd_retry_ms", .arg = "MS", UINT(clamd_retry_ms, 1, TIMEOUT_MS_MAX),
+	  .what = "a number of milliseconds",
+	  .help = "a failed clamd is retried after (default 10000)" },
+	{ .key = "foreground", .letter = 'f', BOOL(foreground),
+	  .help = "do not detach (always so under systemd)" },
+	{ .key = "check_config", OPTION(ACT_CHECK),
+	  .help = "read the config file and the options, load\n"
+		  "nothing, print every problem; exit 0 if none" },
+	{ .key = "import_clamd_conf", .arg = "FILE", OPTION(ACT_IMPORT),
+	  .help = "print a clamd.conf's on-access, engine and\n"
+		  "logging options as settings of this scanner;\n"
+		  "what cannot be mapped, line by line, on stderr" },
+	{ .key = "help", .letter = 'h', OPTION(ACT_HELP),
+	  .help = "this text" },
+	{ .key = "version", .letter = 'V', OPTION(ACT_VERSION),
+	  .help = "print the version and exit" },
+};
+
+#define N_SETTINGS (sizeof(settings) / sizeof(settings[0]))
+/* the longest key and option name, with its NUL */
+#define KEY_MAX 64
+
+static void *field(struct config *cfg, const struct setting *s)
+{
+	return (char *)cfg + s->off;
+}
+
+/* "a or b", "a, b or c": an enum's values, for its error message */
+static void join_names(const char *const *names, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = 0;
+	for (size_t i = 0; names[i] && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s",
+					 !i ? "" : names[i + 1] ? ", " : " or ", names[i]);
+}
+
+/*
+ * Set s to value.  where (a file's "FILE:LINE" or "command line") is
+ * for the notices and warnings of a value that is taken.
+ */
+static int apply(struct config *cfg, const struct setting *s, const char *value,
+		 const char *where, char *err, size_t errlen)
+{
+	unsigned long long u;
+	uint64_t size;
+	char names[128];
+	size_t i;
+
+	switch (s->kind) {
+	case KIND_BOOL:
+		if (config_parse_bool(value, field(cfg, s)))
+			FAIL("%s: '%s' is not %s", s->key, value,
+			     s->what ? s->what : "yes or no");
+		break;
+	case KIND_UINT:
+	case KIND_COUNT:
+		if (config_parse_uint(value, s->max, &u) || u < s->min)
+			FAIL("%s: '%s' is not %s from %llu%s%s%s to %llu", s->key, value,
+			     s->what ? s->what : "a number", s->min,
+			     s->zero ? " (" : "", s->zero ? s->zero : "",
+			     s->zero ? ")" : "", s->max);
+		if (s->kind == KIND_UINT)
+			*(unsigned int *)field(cfg, s) = (unsigned int)u;
+		else
+			*(size_t *)field(cfg, s) = (size_t)u;
+		break;
+	case KIND_BYTES:
+		if (config_parse_size(value, &size) || (s->max && size > s->max))
+			FAIL("%s: '%s' is not %s", s->key, value, s->what);
+		*(uint64_t *)field(cfg, s) = size;
+		break;
+	case KIND_ENUM:
+		for (i = 0; s->names[i]; i++)
+			if (!strcmp(value, s->names[i]))
+				break;
+		if (!s->names[i]) {
+			join_names(s->names, names, sizeof(names));
+			FAIL("%s: '%s' is not %s", s->key, value, names);
+		}
+		*(int *)field(cfg, s) = (int)i;
+		break;
+	case KIND_PATH:
+		if (value[0] != '/')
+			FAIL("%s: '%s' is not an absolute path", s->key, value);
+		set_str(field(cfg, s), value);
+		break;
+	case KIND_PREFIXES:
+		if (add_prefix(field(cfg, s), s->key, value, where, err, errlen))
+			return -1;
+		break;
+	case KIND_FUNC:
+		if (s->set(cfg, value, err, errlen))
+			return -1;
+		break;
+	case KIND_OPTION:
+		/* config_set() does not find them: not reached */
+		FAIL("unknown key '%s'", s->key);
+	}
+	if (s->given)
+		*(int *)((char *)cfg + s->given) = 1;
+	return 0;
+}
+
+/* The setting of KEY (underscores or dashes); NULL if there is none. */
+static const struct setting *find_setting(const char *key_in)
+{
+	char key[KEY_MAX];
 	size_t i;
 
 	for (i = 0; key_in[i] && i < sizeof(key) - 1; i++)
 		key[i] = key_in[i] == '-' ? '_' : key_in[i];
 	key[i] = 0;
 	if (key_in[i])
-		FAIL("unknown key '%s'", key_in);
+		return NULL;
+	for (i = 0; i < N_SETTINGS; i++)
+		if (settings[i].kind != KIND_OPTION && !strcmp(settings[i].key, key))
+			return &settings[i];
+	return NULL;
+}
 
-	if (!strcmp(key, "group")) {
-		if (!valid_group(value))
-			FAIL("group: '%s' is not 1 to %d of [A-Za-z0-9_-]", value,
-			     DAZUKOFS_GROUP_NAME_MAX);
-		set_str(&cfg->group, value);
-	} else if (!strcmp(key, "workers")) {
-		if (config_parse_uint(value, 1024, &u))
-			FAIL("workers: '%s' is not a number from 0 (one per CPU) to 1024", value);
-		cfg->workers = (unsigned int)u;
-	} else if (!strcmp(key, "database")) {
-		if (value[0] != '/')
-			FAIL("database: '%s' is not an absolute path", value);
-		set_str(&cfg->database, value);
-	} else if (!strcmp(key, "max_file_size")) {
-		if (config_parse_size(value, &cfg->limits.max_file_size))
-			FAIL("max_file_size: '%s' is not a size (e.g. 4096, 64K, 100M, 2G; 0: unlimited)",
-			     value);
-	} else if (!strcmp(key, "max_scan_size")) {
-		if (config_parse_size(value, &cfg->limits.max_scan_size))
-			FAIL("max_scan_size: '%s' is not a size (e.g. 4096, 64K, 400M, 2G; 0: unlimited)",
-			     value);
-	} else if (!strcmp(key, "max_recursion")) {
-		if (config_parse_uint(value, UINT32_MAX, &u))
-			FAIL("max_recursion: '%s' is not a number from 0 (unlimited) to %u", value,
-			     UINT32_MAX);
-		cfg->limits.max_recursion = (unsigned int)u;
-	} else if (!strcmp(key, "max_files")) {
-		if (config_parse_uint(value, UINT32_MAX, &u))
-			FAIL("max_files: '%s' is not a number from 0 (unlimited) to %u", value,
-			     UINT32_MAX);
-		cfg->limits.max_files = (unsigned int)u;
-	} else if (!strcmp(key, "max_scan_time")) {
-		if (config_parse_uint(value, UINT32_MAX, &u))
-			FAIL("max_scan_time: '%s' is not a number of milliseconds from 0 (unlimited) to %u",
-			     value, UINT32_MAX);
-		cfg->limits.max_scan_time_ms = (unsigned int)u;
-		cfg->max_scan_time_set = 1;
-	} else if (!strcmp(key, "alert_exceeds_max")) {
-		if (config_parse_bool(value, &cfg->alert_exceeds_max))
-			FAIL("alert_exceeds_max: '%s' is not yes or no", value);
-	} else if (!strcmp(key, "alert_encrypted")) {
-		if (config_parse_bool(value, &cfg->alert_encrypted))
-			FAIL("alert_encrypted: '%s' is not yes or no", value);
-	} else if (!strcmp(key, "on_error")) {
-		if (parse_verdict(value, &cfg->on_error))
-			FAIL("on_error: '%s' is not allow or deny", value);
-	} else if (!strcmp(key, "prevention")) {
-		if (config_parse_bool(value, &cfg->prevention))
-			FAIL("prevention: '%s' is not yes (deny) or no (report only)", value);
-	} else if (!strcmp(key, "include")) {
-		if (add_prefix(&cfg->include, key, value, where, err, errlen))
-			return -1;
-	} else if (!strcmp(key, "exclude")) {
-		if (add_prefix(&cfg->exclude, key, value, where, err, errlen))
-			return -1;
-	} else if (!strcmp(key, "exclude_uid")) {
-		if (config_parse_uint(value, (uid_t)-2, &u))
-			FAIL("exclude_uid: '%s' is not a uid (a number from 0 to %u)", value,
-			     (unsigned int)(uid_t)-2);
-		uid_add(&cfg->exclude_uids, (uid_t)u);
-	} else if (!strcmp(key, "exclude_user")) {
-		char why[256];
-		uid_t uid;
+static int set_key(struct config *cfg, const char *key, const char *value,
+		   const char *where, char *err, size_t errlen)
+{
+	const struct setting *s = find_setting(key);
 
-		if (lookup_user(value, &uid, why, sizeof(why)))
-			FAIL("exclude_user: '%s': %s", value, why);
-		uid_add(&cfg->exclude_uids, uid);
-	} else if (!strcmp(key, "exclude_root")) {
-		if (config_parse_bool(value, &cfg->exclude_root))
-			FAIL("exclude_root: '%s' is not yes or no", value);
-	} else if (!strcmp(key, "exclude_exe")) {
-		if (add_prefix(&cfg->exclude_exes, key, value, where, err, errlen))
-			return -1;
-	} else if (!strcmp(key, "virus_event")) {
-		char *copy = xstrdup(value), *save = NULL;
-
-		/* fixed words: no quoting, no expansion, nothing for a shell */
-		list_free(&cfg->virus_event);
-		for (char *w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save))
-			list_add(&cfg->virus_event, w);
-		free(copy);
-		if (!cfg->virus_event.n)
-			FAIL("virus_event: a program's absolute path is missing");
-		if (cfg->virus_event.items[0][0] != '/' ||
-		    access(cfg->virus_event.items[0], X_OK)) {
-			snprintf(err, errlen, "virus_event: '%s' is not an absolute path to an executable%s%s",
-				 cfg->virus_event.items[0],
-				 cfg->virus_event.items[0][0] == '/' ? ": " : "",
-				 cfg->virus_event.items[0][0] == '/' ? strerror(errno) : "");
-			list_free(&cfg->virus_event);
-			return -1;
-		}
-		/* execve's argv ends with a NULL after the n words */
-		list_add(&cfg->virus_event, "");
-		cfg->virus_event.n--;
-		free(cfg->virus_event.items[cfg->virus_event.n]);
-		cfg->virus_event.items[cfg->virus_event.n] = NULL;
-	} else if (!strcmp(key, "virus_event_max")) {
-		if (config_parse_uint(value, 64, &u) || !u)
-			FAIL("virus_event_max: '%s' is not a number from 1 to 64", value);
-		cfg->virus_event_max = (unsigned int)u;
-	} else if (!strcmp(key, "quarantine")) {
-		int m = quarantine_mode_parse(value);
-
-		if (m < 0)
-			FAIL("quarantine: '%s' is not no, copy or move", value);
-		cfg->quarantine = m;
-	} else if (!strcmp(key, "quarantine_dir")) {
-		if (value[0] != '/')
-			FAIL("quarantine_dir: '%s' is not an absolute path", value);
-		set_str(&cfg->quarantine_dir, value);
-	} else if (!strcmp(key, "log_level")) {
-		int l = log_level_parse(value);
-
-		if (l < 0)
-			FAIL("log_level: '%s' is not error, warning, notice, info or debug", value);
-		cfg->log_level = l;
-	} else if (!strcmp(key, "timeout_ms")) {
-		if (config_parse_uint(value, TIMEOUT_MS_MAX, &u))
-			FAIL("timeout_ms: '%s' is not a number from 0 (wait for ever) to %u",
-			     value, TIMEOUT_MS_MAX);
-		cfg->timeout_ms = (unsigned int)u;
-	} else if (!strcmp(key, "timeout_action")) {
-		if (parse_verdict(value, &cfg->timeout_action))
-			FAIL("timeout_action: '%s' is not allow or deny", value);
-	} else if (!strcmp(key, "backend")) {
-		if (!strcmp(value, "libclamav"))
-			cfg->backend = BACKEND_LIBCLAMAV;
-		else if (!strcmp(value, "clamd"))
-			cfg->backend = BACKEND_CLAMD;
-		else
-			FAIL("backend: '%s' is not libclamav or clamd", value);
-	} else if (!strcmp(key, "local_socket")) {
-		struct sockaddr_un sun;
-
-		if (value[0] != '/' || strlen(value) >= sizeof(sun.sun_path))
-			FAIL("local_socket: '%s' is not an absolute path of at most %zu bytes",
-			     value, sizeof(sun.sun_path) - 1);
-		set_str(&cfg->local_socket, value);
-	} else if (!strcmp(key, "tcp_server")) {
-		char host[256], port[8];
-
-		if (config_parse_hostport(value, host, sizeof(host), port, sizeof(port)))
-			FAIL("tcp_server: '%s' is not HOST:PORT (an IPv6 address in brackets: [::1]:3310)",
-			     value);
-		list_add(&cfg->tcp_servers, value);
-	} else if (!strcmp(key, "stream_max_length")) {
-		if (config_parse_size(value, &cfg->stream_max_length) ||
-		    cfg->stream_max_length > UINT32_MAX)
-			FAIL("stream_max_length: '%s' is not a size up to 4G (e.g. 25M, 100M; 0: unlimited)",
-			     value);
-	} else if (!strcmp(key, "clamd_timeout_ms")) {
-		if (config_parse_uint(value, TIMEOUT_MS_MAX, &u) || !u)
-			FAIL("clamd_timeout_ms: '%s' is not a number of milliseconds from 1 to %u",
-			     value, TIMEOUT_MS_MAX);
-		cfg->clamd_timeout_ms = (unsigned int)u;
-		cfg->clamd_timeout_set = 1;
-	} else if (!strcmp(key, "clamd_retry_ms")) {
-		if (config_parse_uint(value, TIMEOUT_MS_MAX, &u) || !u)
-			FAIL("clamd_retry_ms: '%s' is not a number of milliseconds from 1 to %u",
-			     value, TIMEOUT_MS_MAX);
-		cfg->clamd_retry_ms = (unsigned int)u;
-	} else if (!strcmp(key, "track")) {
-		if (config_parse_bool(value, &cfg->track))
-			FAIL("track: '%s' is not yes or no", value);
-	} else if (!strcmp(key, "grace_ms")) {
-		if (config_parse_uint(value, GRACE_MS_MAX, &u))
-			FAIL("grace_ms: '%s' is not a number from 0 to %u",
-			     value, GRACE_MS_MAX);
-		cfg->grace_ms = (unsigned int)u;
-	} else if (!strcmp(key, "events")) {
-		if (parse_events(value, &cfg->events))
-			FAIL("events: '%s' is not a list of open, exec and close_write",
-			     value);
-	} else if (!strcmp(key, "source")) {
-		if (!strcmp(value, "dazukofs"))
-			cfg->source = SOURCE_DAZUKOFS;
-		else if (!strcmp(value, "fanotify"))
-			cfg->source = SOURCE_FANOTIFY;
-		else
-			FAIL("source: '%s' is not dazukofs or fanotify", value);
-	} else if (!strcmp(key, "fanotify_mount")) {
-		if (value[0] != '/')
-			FAIL("fanotify_mount: '%s' is not an absolute path", value);
-		set_str(&cfg->fanotify_mount, value);
-	} else if (!strcmp(key, "foreground")) {
-		if (config_parse_bool(value, &cfg->foreground))
-			FAIL("foreground: '%s' is not yes or no", value);
-	} else if (!strcmp(key, "cache_size")) {
-		if (config_parse_uint(value, 1U << 24, &u))
-			FAIL("cache_size: '%s' is not a number from 0 (no cache) to %u", value,
-			     1U << 24);
-		cfg->cache_size = (size_t)u;
-	} else if (!strcmp(key, "clamav_cache")) {
-		if (config_parse_bool(value, &cfg->clamav_cache))
-			FAIL("clamav_cache: '%s' is not yes or no", value);
-	} else if (!strcmp(key, "status_interval_ms")) {
-		if (config_parse_uint(value, 3600000, &u) || u < 100)
-			FAIL("status_interval_ms: '%s' is not a number from 100 to 3600000", value);
-		cfg->status_interval_ms = (unsigned int)u;
-	} else {
-		FAIL("unknown key '%s'", key_in);
-	}
-	return 0;
+	if (!s)
+		FAIL("unknown key '%s'", key);
+	return apply(cfg, s, value, where, err, errlen);
 }
 
 int config_set(struct config *cfg, const char *key, const char *value,
@@ -716,129 +921,107 @@ int config_load_file(struct config *cfg, const char *path, int must_exist,
 	return rc;
 }
 
+/* --help's column of the options' text */
+#define HELP_COL 29
+
+/* "  -c, --config FILE          config file ...", and its further lines */
+static void usage_setting(FILE *out, const struct setting *s)
+{
+	const char *line = s->help;
+	int col;
+
+	if (s->letter)
+		col = fprintf(out, "  -%c, --", s->letter);
+	else
+		col = fprintf(out, "      --");
+	for (const char *k = s->key; *k; k++, col++)
+		fputc(*k == '_' ? '-' : *k, out);
+	if (s->arg)
+		col += fprintf(out, " %s", s->arg);
+	/* a long option and argument: its text two blanks on */
+	fprintf(out, "%*s", col < HELP_COL ? HELP_COL - col : 2, "");
+	for (;;) {
+		size_t n = strcspn(line, "\n");
+
+		fprintf(out, "%.*s\n", (int)n, line);
+		if (!line[n])
+			break;
+		line += n + 1;
+		fprintf(out, "%*s", HELP_COL, "");
+	}
+}
+
 void config_usage(FILE *out, const char *prog)
 {
 	fprintf(out,
 "Usage: %s [OPTION]...\n"
 "On-access virus scanner for DazukoFS (or fanotify) with libclamav.\n"
-"\n"
-"  -c, --config FILE          config file (default " CONFIG_DEFAULT_PATH ")\n"
-"  -g, --group NAME           DazukoFS group to create and serve (default " CONFIG_DEFAULT_GROUP ")\n"
-"  -w, --workers N            scanning threads (default 0: one per CPU)\n"
-"  -d, --database DIR         ClamAV signature directory (default " CONFIG_DEFAULT_DATABASE ")\n"
-"      --max-file-size SIZE   larger files are not scanned (default 100M, 0: no limit)\n"
-"      --max-scan-size SIZE   data scanned per file, archives included (default 400M)\n"
-"      --max-recursion N      archive nesting scanned (default 17, 0: no limit)\n"
-"      --max-files N          files scanned per archive (default 10000, 0: no limit)\n"
-"      --max-scan-time MS     time per file (default 120000, at most timeout-ms)\n"
-"      --alert-exceeds-max yes|no  deny files past a limit (default yes)\n"
-"      --alert-encrypted yes|no    deny encrypted archives, documents (default yes)\n"
-"      --on-error allow|deny  verdict when a scan fails (default allow)\n"
-"      --prevention yes|no    no: report only, log and count detections but\n"
-"                             allow the open (default yes)\n"
-"      --include PREFIX       scan only under these path prefixes (repeatable)\n"
-"      --exclude PREFIX       never scan under these path prefixes (repeatable)\n"
-"      --exclude-uid UID      opens by processes of this uid are not scanned\n"
-"                             (repeatable)\n"
-"      --exclude-user NAME    the same, by user name (repeatable)\n"
-"      --exclude-root yes|no  opens by root's processes are not scanned\n"
-"                             (default no)\n"
-"      --exclude-exe PATH     opens by processes running this executable\n"
-"                             are not scanned (repeatable)\n"
-"      --virus-event 'PROG [ARG]...'  run on each detection (no shell), with\n"
-"                             CLAM_VIRUSEVENT_FILENAME, _VIRUSNAME set\n"
-"      --virus-event-max N    virus_event commands at once (default 4)\n"
-"      --quarantine no|copy|move  put detected files into quarantine_dir;\n"
-"                             move also removes them (default no)\n"
-"      --quarantine-dir DIR   root-only quarantine directory\n"
-"                             (default " QUARANTINE_DEFAULT_DIR ")\n"
-"      --log-level LEVEL      error, warning, notice, info (default), debug\n"
-"      --timeout-ms MS        group verdict timeout, 0 waits for ever (default 30000)\n"
-"      --timeout-action allow|deny  verdict of a timed-out event (default allow)\n"
-"      --track yes|no         crash-tracked group (default yes)\n"
-"      --grace-ms MS          tracked group: how long its events wait for a\n"
-"                             restarted scanner, 0 to 600000 (default 30000)\n"
-"      --events 'open exec close_write'  what is scanned (source dazukofs):\n"
-"                             opens, execs, files as their writer closes\n"
-"                             them (default open)\n"
-"      --cache-size N         verdict cache entries, 0 disables (default 65536)\n"
-"      --clamav-cache yes|no  libclamav's cache of clean file hashes (default yes)\n"
-"      --status-interval-ms MS  how often the status line is updated (default 5000)\n"
-"      --source dazukofs|fanotify  where events come from (default dazukofs)\n"
-"      --fanotify-mount PATH  the mount to watch with source fanotify\n"
-"      --backend libclamav|clamd  who scans: libclamav in this process\n"
-"                             (default) or clamd servers\n"
-"      --local-socket PATH    backend clamd: a local clamd's socket (fd passing)\n"
-"      --tcp-server HOST:PORT backend clamd: a clamd over TCP (repeatable,\n"
-"                             in order of preference)\n"
-"      --stream-max-length SIZE  the TCP servers' StreamMaxLength (default 100M)\n"
-"      --clamd-timeout-ms MS  one request to one clamd (default 10000, below\n"
-"                             timeout-ms)\n"
-"      --clamd-retry-ms MS    a failed clamd is retried after (default 10000)\n"
-"  -f, --foreground           do not detach (always so under systemd)\n"
-"      --check-config         read the config file and the options, load\n"
-"                             nothing, print every problem; exit 0 if none\n"
-"      --import-clamd-conf FILE  print a clamd.conf's on-access, engine and\n"
-"                             logging options as settings of this scanner;\n"
-"                             what cannot be mapped, line by line, on stderr\n"
-"  -h, --help                 this text\n"
-"  -V, --version              print the version and exit\n"
+"\n", prog);
+	for (size_t i = 0; i < N_SETTINGS; i++)
+		usage_setting(out, &settings[i]);
+	fprintf(out,
 "\n"
 "Options override the config file.  Signals: SIGHUP or SIGUSR2 reloads the\n"
 "signatures, SIGUSR1 logs the statistics, SIGTERM/SIGINT stop.\n"
-"See dazuko-clamscan(8) and clamscan.conf(5).\n", prog);
+"See dazuko-clamscan(8) and clamscan.conf(5).\n");
 }
 
-static const struct option long_opts[] = {
-	{ "config", required_argument, NULL, 'c' },
-	{ "group", required_argument, NULL, 'g' },
-	{ "workers", required_argument, NULL, 'w' },
-	{ "database", required_argument, NULL, 'd' },
-	{ "max-file-size", required_argument, NULL, 0 },
-	{ "max-scan-size", required_argument, NULL, 0 },
-	{ "max-recursion", required_argument, NULL, 0 },
-	{ "max-files", required_argument, NULL, 0 },
-	{ "max-scan-time", required_argument, NULL, 0 },
-	{ "alert-exceeds-max", required_argument, NULL, 0 },
-	{ "alert-encrypted", required_argument, NULL, 0 },
-	{ "on-error", required_argument, NULL, 0 },
-	{ "prevention", required_argument, NULL, 0 },
-	{ "include", required_argument, NULL, 0 },
-	{ "exclude", required_argument, NULL, 0 },
-	{ "exclude-uid", required_argument, NULL, 0 },
-	{ "exclude-user", required_argument, NULL, 0 },
-	{ "exclude-root", required_argument, NULL, 0 },
-	{ "exclude-exe", required_argument, NULL, 0 },
-	{ "virus-event", required_argument, NULL, 0 },
-	{ "virus-event-max", required_argument, NULL, 0 },
-	{ "quarantine", required_argument, NULL, 0 },
-	{ "quarantine-dir", required_argument, NULL, 0 },
-	{ "log-level", required_argument, NULL, 0 },
-	{ "timeout-ms", required_argument, NULL, 0 },
-	{ "timeout-action", required_argument, NULL, 0 },
-	{ "track", required_argument, NULL, 0 },
-	{ "grace-ms", required_argument, NULL, 0 },
-	{ "events", required_argument, NULL, 0 },
-	{ "cache-size", required_argument, NULL, 0 },
-	{ "clamav-cache", required_argument, NULL, 0 },
-	{ "status-interval-ms", required_argument, NULL, 0 },
-	{ "source", required_argument, NULL, 0 },
-	{ "fanotify-mount", required_argument, NULL, 0 },
-	{ "backend", required_argument, NULL, 0 },
-	{ "local-socket", required_argument, NULL, 0 },
-	{ "tcp-server", required_argument, NULL, 0 },
-	{ "stream-max-length", required_argument, NULL, 0 },
-	{ "clamd-timeout-ms", required_argument, NULL, 0 },
-	{ "clamd-retry-ms", required_argument, NULL, 0 },
-	{ "foreground", no_argument, NULL, 'f' },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, 'V' },
-	{ "check-config", no_argument, NULL, 'C' },
-	{ "import-clamd-conf", required_argument, NULL, 'I' },
-	{ NULL, 0, NULL, 0 },
+/*
+ * getopt_long's options, made from the settings: every setting is also
+ * an option.  getopt_long returns an option's letter if it has one, else
+ * 0 with its index, and OPT_BASE + its index for the options that are no
+ * setting.  Those values are not arbitrary: getopt_long takes an
+ * abbreviation that fits several options with the same argument and value
+ * for the first of them (--time is --timeout-ms), and one that fits
+ * options of different values as an error (--i: --include or
+ * --import-clamd-conf), as it always has.
+ */
+#define OPT_BASE 256
+
+struct options {
+	struct option longs[N_SETTINGS + 1];
+	char names[N_SETTINGS][KEY_MAX];
+	char shorts[1 + 2 * N_SETTINGS + 1];	/* '+', then "c:" or "f" each */
 };
 
-static const char short_opts[] = "+c:g:w:d:fhV";
+static void options_make(struct options *o)
+{
+	char *sp = o->shorts;
+
+	memset(o, 0, sizeof(*o));
+	/* stop at the first argument that is no option */
+	*sp++ = '+';
+	for (size_t i = 0; i < N_SETTINGS; i++) {
+		const struct setting *s = &settings[i];
+
+		for (size_t j = 0; s->key[j] && j < KEY_MAX - 1; j++)
+			o->names[i][j] = s->key[j] == '_' ? '-' : s->key[j];
+		o->longs[i].name = o->names[i];
+		o->longs[i].has_arg = s->arg ? required_argument : no_argument;
+		if (s->letter)
+			o->longs[i].val = s->letter;
+		else if (s->kind == KIND_OPTION)
+			o->longs[i].val = OPT_BASE + (int)i;
+		if (s->letter) {
+			*sp++ = s->letter;
+			if (s->arg)
+				*sp++ = ':';
+		}
+	}
+}
+
+/* The setting of getopt_long's c and idx; NULL for '?'. */
+static const struct setting *option_setting(int c, int idx)
+{
+	if (!c)
+		return &settings[idx];
+	if (c >= OPT_BASE && c < OPT_BASE + (int)N_SETTINGS)
+		return &settings[c - OPT_BASE];
+	for (size_t i = 0; i < N_SETTINGS; i++)
+		if (settings[i].letter && settings[i].letter == c)
+			return &settings[i];
+	return NULL;
+}
 
 /*
  * A scan that runs into max_scan_time must still answer before the kernel
@@ -896,33 +1079,43 @@ int config_from_args(struct config *cfg, int argc, char **argv, char *err,
 		     size_t errlen)
 {
 	const char *path = CONFIG_DEFAULT_PATH;
+	const struct setting *s;
 	char why[CONFIG_ERR_MAX];
+	struct options opts;
 	int explicit = 0, c, idx;
 
-	/* First pass: --config and --help only, and catch bad options. */
+	options_make(&opts);
+	/* First pass: the options that are no setting, and catch bad options. */
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, short_opts, long_opts, &idx)) != -1) {
-		if (c == 'c') {
-			path = optarg;
-			explicit = 1;
-		} else if (c == 'h') {
-			config_usage(stdout, argv[0]);
-			return 1;
-		} else if (c == 'V') {
-			printf("dazuko-clamscan %s\n", DAZUKOFS_VERSION);
-			return 1;
-		} else if (c == 'C') {
-			cfg->check_only = 1;
-		} else if (c == 'I') {
-			if (clamdconf_import(optarg, stdout, stderr))
-				FAIL("--import-clamd-conf %s: nothing imported", optarg);
-			return 1;
-		} else if (c == '?') {
-			if (optopt)
+	while ((c = getopt_long(argc, argv, opts.shorts, opts.longs, &idx)) != -1) {
+		s = option_setting(c, idx);
+		if (!s) {
+			if (optopt && optopt < OPT_BASE)
 				FAIL("bad option '-%c' or its argument is missing (see --help)", optopt);
 			FAIL("bad option '%s' or its argument is missing (see --help)",
 			     argv[optind - 1]);
+		}
+		switch (s->act) {
+		case ACT_NONE:
+			break;
+		case ACT_CONFIG:
+			path = optarg;
+			explicit = 1;
+			break;
+		case ACT_CHECK:
+			cfg->check_only = 1;
+			break;
+		case ACT_IMPORT:
+			if (clamdconf_import(optarg, stdout, stderr))
+				FAIL("--import-clamd-conf %s: nothing imported", optarg);
+			return 1;
+		case ACT_HELP:
+			config_usage(stdout, argv[0]);
+			return 1;
+		case ACT_VERSION:
+			printf("dazuko-clamscan %s\n", DAZUKOFS_VERSION);
+			return 1;
 		}
 	}
 	if (optind < argc)
@@ -932,20 +1125,15 @@ int config_from_args(struct config *cfg, int argc, char **argv, char *err,
 	    !check_problem(cfg, err))
 		return -1;
 
+	/* Then the settings, over the file's. */
 	optind = 1;
-	while ((c = getopt_long(argc, argv, short_opts, long_opts, &idx)) != -1) {
-		const char *key;
-
-		switch (c) {
-		case 'c': case 'h': case 'V': case 'C': case 'I': continue;
-		case 'f': cfg->foreground = 1; continue;
-		case 'g': key = "group"; break;
-		case 'w': key = "workers"; break;
-		case 'd': key = "database"; break;
-		case 0: key = long_opts[idx].name; break;
-		default: FAIL("bad option (see --help)");
-		}
-		if (config_set(cfg, key, optarg, why, sizeof(why))) {
+	while ((c = getopt_long(argc, argv, opts.shorts, opts.longs, &idx)) != -1) {
+		s = option_setting(c, idx);
+		if (!s)
+			FAIL("bad option (see --help)");
+		if (s->kind == KIND_OPTION)
+			continue;
+		if (apply(cfg, s, s->arg ? optarg : "yes", "command line", why, sizeof(why))) {
 			snprintf(err, errlen, "command line: %s", why);
 			if (!check_problem(cfg, err))
 				return -1;

@@ -2,7 +2,9 @@
 /*
  * The scanner's settings: defaults, the config file (key = value lines,
  * # comments) and the command line.  Every key is also an option:
- * key max_file_size is --max-file-size.
+ * key max_file_size is --max-file-size.  Each is defined once, in the
+ * table of settings in config.c, from which the keys, the options and
+ * --help all come.
  */
 #ifndef SCANNER_CONFIG_H
 #define SCANNER_CONFIG_H
