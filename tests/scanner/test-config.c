@@ -638,6 +638,58 @@ static void test_backend(void **state)
 	config_free(&cfg);
 }
 
+/*
+ * The settings' table (config.c): the options that are no setting are no
+ * keys, every key takes dashes, and a setting without an argument on the
+ * command line (--foreground) is set to yes.
+ */
+static void test_table(void **state)
+{
+	static const char *const not_keys[] = {
+		"config", "help", "version", "check_config", "check-config",
+		"import_clamd_conf",
+	};
+	char err[CONFIG_ERR_MAX] = "";
+	struct config cfg;
+
+	(void)state;
+	config_init(&cfg);
+	for (size_t i = 0; i < sizeof(not_keys) / sizeof(not_keys[0]); i++) {
+		assert_int_equal(config_set(&cfg, not_keys[i], "/x", err, sizeof(err)), -1);
+		assert_non_null(strstr(err, "unknown key"));
+	}
+	assert_int_equal(config_set(&cfg, "max-file-size", "1K", err, sizeof(err)), 0);
+	assert_int_equal(cfg.limits.max_file_size, 1024);
+	assert_int_equal(config_set(&cfg, "on-error", "deny", err, sizeof(err)), 0);
+	assert_int_equal(cfg.on_error, VERDICT_DENY);
+	assert_int_equal(config_set(&cfg, "source", "fanotify", err, sizeof(err)), 0);
+	assert_int_equal(cfg.source, SOURCE_FANOTIFY);
+	config_free(&cfg);
+
+	config_init(&cfg);
+	assert_int_equal(args(&cfg, err, sizeof(err), "-c", "/dev/null", "--foreground",
+			      "--cache-size", "7", (char *)NULL), 0);
+	assert_int_equal(cfg.foreground, 1);
+	assert_int_equal(cfg.cache_size, 7);
+	config_free(&cfg);
+
+	/* a missing argument names the option as given, or its letter */
+	config_init(&cfg);
+	assert_int_equal(args(&cfg, err, sizeof(err), "-c", "/dev/null", "--max-files",
+			      (char *)NULL), -1);
+	assert_non_null(strstr(err, "bad option '--max-files'"));
+	config_free(&cfg);
+	config_init(&cfg);
+	assert_int_equal(args(&cfg, err, sizeof(err), "-c", "/dev/null", "--workers",
+			      (char *)NULL), -1);
+	assert_non_null(strstr(err, "bad option '-w'"));
+	config_free(&cfg);
+	config_init(&cfg);
+	assert_int_equal(args(&cfg, err, sizeof(err), "--import-clamd-conf", (char *)NULL), -1);
+	assert_non_null(strstr(err, "bad option '--import-clamd-conf'"));
+	config_free(&cfg);
+}
+
 static void test_help(void **state)
 {
 	char err[CONFIG_ERR_MAX] = "";
@@ -668,6 +720,7 @@ int main(void)
 		cmocka_unit_test(test_missing_file),
 		cmocka_unit_test(test_sizes),
 		cmocka_unit_test(test_command_line),
+		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_help),
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_backend),
