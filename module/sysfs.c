@@ -3,6 +3,11 @@
  * dazukofs counters in sysfs: /sys/fs/dazukofs/ holds the counters of all
  * groups together, /sys/fs/dazukofs/groups/NAME/ those of one group.  One
  * plain decimal per file.
+ *
+ * The counters are root's only (0400): sampled by anyone, they would show
+ * when other users open, write and re-open files on the mounts, which
+ * fanotify shows only to CAP_SYS_ADMIN.  A group's id and whether it is
+ * active say nothing about anyone's files and stay world-readable.
  */
 
 #include <linux/kobject.h>
@@ -95,7 +100,7 @@ static ssize_t dazukofs_stat_show(struct kobject *kobj,
 
 #define DAZUKOFS_STAT_ATTR(_name, _field, _wide)			\
 	static struct dazukofs_stat_attr dazukofs_stat_##_name = {	\
-		.attr = __ATTR(_name, 0444, dazukofs_stat_show, NULL),	\
+		.attr = __ATTR(_name, 0400, dazukofs_stat_show, NULL),	\
 		.offset = offsetof(struct dazukofs_stats, _field),	\
 		.wide = _wide,						\
 	}

@@ -115,6 +115,23 @@ if command -v python3 >/dev/null; then
 		{ echo "FAIL: stats --json"; fails=$((fails + 1)); }
 fi
 check "sysfs readers" "$(cat /sys/fs/dazukofs/groups/slow/readers)" 0
+# counter visibility: the counters are root's; id and active are anyone's
+nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+for f in events groups/slow/events groups/slow/cache_hits latency/max_us \
+	groups/slow/latency/le_1ms close_writes; do
+	err=$(nobody cat "/sys/fs/dazukofs/$f" 2>&1) &&
+		{ echo "FAIL: an unprivileged user read $f"; fails=$((fails + 1)); }
+	case $err in *"Permission denied"*) ;; *) echo "FAIL: $f as nobody: $err"; fails=$((fails + 1)) ;; esac
+done
+check "group id, as nobody" "$(nobody cat /sys/fs/dazukofs/groups/slow/id)" "$(cat /sys/fs/dazukofs/groups/slow/id)"
+check "group active, as nobody" "$(nobody cat /sys/fs/dazukofs/groups/slow/active)" "$(cat /sys/fs/dazukofs/groups/slow/active)"
+n=$((n + 1))
+nobody "$CTL" stats >"$T/out" 2>"$T/err"
+got=$?
+echo "\$ (as nobody) dazukofsctl stats -> $got"
+sed 's/^/  | /' "$T/out" "$T/err"
+check "exit status of stats as nobody" "$got" 3
+expect err 'permission denied: .* \(run as root\)'
 run 0 group del slow
 run 0 status --interval 0
 expect out '^status: ok'
