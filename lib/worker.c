@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <linux/dazukofs.h>
@@ -25,11 +26,34 @@ struct dazukofs_handle {
 	char dev[DZ_PATH_MAX];
 };
 
+/*
+ * Whether fd, an open group device, serves the group named group: the
+ * number read from configfs may have been the group's that was removed
+ * just before, and is then another's.  1 yes, 0 no (*other says whose),
+ * -1 on an error.  A module without the ioctl cannot tell: yes.
+ */
+static int serves_group(int fd, const char *group, char *other, size_t size)
+{
+	struct dazukofs_group_ident ident;
+
+	memset(&ident, 0, sizeof(ident));
+	if (ioctl(fd, DAZUKOFS_IOC_GROUP_IDENT, &ident))
+		return errno == ENOTTY ? 1 : -1;
+	ident.name[sizeof(ident.name) - 1] = '\0';
+	if (!ident.removed && !strcmp(ident.name, group))
+		return 1;
+	snprintf(other, size, "'%s'%s", ident.name, ident.removed ? " (removed)" : "");
+	return 0;
+}
+
+/* Resolving a name races with rmdir and mkdir: tries before giving up. */
+#define DZ_OPEN_TRIES 3
+
 DZ_EXPORT dazukofs_handle_t dazukofs_open(const char *group, int flags)
 {
-	char what[128], path[DZ_PATH_MAX];
+	char what[128], path[DZ_PATH_MAX], other[DAZUKOFS_GROUP_NAME_MAX + 16];
 	struct dazukofs_handle *h;
-	int id, oflags = O_RDWR | O_CLOEXEC;
+	int id, fd, serves, tries = 0, oflags = O_RDWR | O_CLOEXEC;
 
 	snprintf(what, sizeof(what), "cannot open group '%.80s'",
 		 group ? group : "(null)");
@@ -38,24 +62,40 @@ DZ_EXPORT dazukofs_handle_t dazukofs_open(const char *group, int flags)
 			      (unsigned int)flags);
 		return NULL;
 	}
-	id = dz_group_id(what, group);
-	if (id < 0)
+	if (flags & DAZUKOFS_NONBLOCK)
+		oflags |= O_NONBLOCK;
+	do {
+		id = dz_group_id(what, group);
+		if (id < 0)
+			return NULL;
+		if (dz_path(path, sizeof(path), DZ_DEV_PREFIX, "%d", id))
+			return NULL;
+		fd = open(path, oflags);
+		if (fd < 0) {
+			dz_fail(errno, "%s: open %s", what, path);
+			return NULL;
+		}
+		serves = serves_group(fd, group, other, sizeof(other));
+		if (serves < 0) {
+			dz_fail(errno, "%s: %s: ioctl DAZUKOFS_IOC_GROUP_IDENT", what, path);
+			close(fd);
+			return NULL;
+		}
+		if (!serves)
+			close(fd);
+	} while (!serves && ++tries < DZ_OPEN_TRIES);
+	if (!serves) {
+		dz_fail_plain(ESTALE, "%s: %s serves group %s: the group was removed and its number reused meanwhile",
+			      what, path, other);
 		return NULL;
-	if (dz_path(path, sizeof(path), DZ_DEV_PREFIX, "%d", id))
-		return NULL;
+	}
 	h = calloc(1, sizeof(*h));
 	if (!h) {
 		dz_fail(ENOMEM, "%s", what);
+		close(fd);
 		return NULL;
 	}
-	if (flags & DAZUKOFS_NONBLOCK)
-		oflags |= O_NONBLOCK;
-	h->fd = open(path, oflags);
-	if (h->fd < 0) {
-		dz_fail(errno, "%s: open %s", what, path);
-		free(h);
-		return NULL;
-	}
+	h->fd = fd;
 	h->id = id;
 	h->flags = flags;
 	snprintf(h->group, sizeof(h->group), "%s", group);

@@ -23,6 +23,13 @@ static ssize_t dazukofs_group_id_show(struct config_item *item, char *page)
 }
 CONFIGFS_ATTR_RO(dazukofs_group_, id);
 
+/* What DAZUKOFS_IOC_GROUP_IDENT reports on the device: see the UAPI. */
+static ssize_t dazukofs_group_instance_show(struct config_item *item, char *page)
+{
+	return sysfs_emit(page, "%llu\n", to_dazukofs_group(item)->instance);
+}
+CONFIGFS_ATTR_RO(dazukofs_group_, instance);
+
 /* "0" or "1": crash tracking (see dazukofs_worker_remove()). Default 0. */
 static ssize_t dazukofs_group_track_show(struct config_item *item, char *page)
 {
@@ -302,6 +309,7 @@ CONFIGFS_ATTR(dazukofs_group_, events);
 static struct configfs_attribute *dazukofs_group_attrs[] = {
 	&dazukofs_group_attr_events,
 	&dazukofs_group_attr_id,
+	&dazukofs_group_attr_instance,
 	&dazukofs_group_attr_armed,
 	&dazukofs_group_attr_track,
 	&dazukofs_group_attr_grace_ms,

@@ -156,7 +156,8 @@ DECLARE_PER_CPU(struct dazukofs_stats, dazukofs_global_stats_pcpu);
  * struct dazukofs_group - a pool of workers that must answer every event
  * @kobj: the group's sysfs directory; its reference count is the group's
  * @item: the group's configfs directory
- * @id: the group's number, N of /dev/dazukofs.N
+ * @id: the group's number, N of /dev/dazukofs.N; reused after removal
+ * @instance: unique among the groups of this module's lifetime; constant
  * @name: the configfs name
  * @lock: protects @queue, @in_hand, @dead, @armed, @track, @workers,
  *	   @grace, @grace_end and the state, holder and open_tries of each
@@ -206,6 +207,7 @@ struct dazukofs_group {
 	struct kobject kobj;
 	struct config_item item;
 	int id;
+	u64 instance;
 	char name[DAZUKOFS_GROUP_NAME_MAX + 1];
 	spinlock_t lock;	/* see above */
 	struct list_head queue;

@@ -169,6 +169,30 @@ static __poll_t dazukofs_dev_poll(struct file *file, poll_table *wait)
 	return mask;
 }
 
+/*
+ * DAZUKOFS_IOC_GROUP_IDENT: the group this file is bound to, which stays
+ * so after an rmdir, unlike the group number behind the device's name.
+ */
+static long dazukofs_dev_ioctl(struct file *file, unsigned int cmd,
+			       unsigned long arg)
+{
+	struct dazukofs_reader *reader = file->private_data;
+	struct dazukofs_group *group = reader->group;
+	struct dazukofs_group_ident ident = {
+		.instance = group->instance,
+		.id = group->id,
+		.removed = READ_ONCE(group->dead),
+	};
+
+	if (cmd != DAZUKOFS_IOC_GROUP_IDENT)
+		return -ENOTTY;
+	BUILD_BUG_ON(sizeof(ident.name) <= DAZUKOFS_GROUP_NAME_MAX);
+	strscpy(ident.name, group->name, sizeof(ident.name));
+	if (copy_to_user((void __user *)arg, &ident, sizeof(ident)))
+		return -EFAULT;
+	return 0;
+}
+
 static const struct file_operations dazukofs_dev_fops = {
 	.owner		= THIS_MODULE,
 	.open		= dazukofs_dev_open,
@@ -176,6 +200,8 @@ static const struct file_operations dazukofs_dev_fops = {
 	.read		= dazukofs_dev_read,
 	.write		= dazukofs_dev_write,
 	.poll		= dazukofs_dev_poll,
+	.unlocked_ioctl	= dazukofs_dev_ioctl,
+	.compat_ioctl	= compat_ptr_ioctl,
 };
 
 /**

@@ -38,6 +38,8 @@ DEFINE_STATIC_KEY_FALSE(dazukofs_have_groups);
 static DEFINE_XARRAY(dazukofs_group_ids);
 /* Group ids of live groups; an id is free again once its group is removed. */
 static DEFINE_IDA(dazukofs_ida);
+/* Counts group creations: a group's instance, never reused while loaded. */
+static atomic64_t dazukofs_group_instances = ATOMIC64_INIT(0);
 
 /**
  * dazukofs_group_name_valid() - check a group name
@@ -90,6 +92,7 @@ struct dazukofs_group *dazukofs_group_create(const char *name)
 	group->open_error_action = DAZUKOFS_DENY;
 	group->max_queue = DAZUKOFS_MAX_QUEUE_DEFAULT;
 	group->cache_epoch = dazukofs_new_epoch();
+	group->instance = atomic64_inc_return(&dazukofs_group_instances);
 	/* Fail closed: flooding the queue must not let files through. */
 	group->overflow_action = DAZUKOFS_DENY;
 	group->events = DAZUKOFS_EVENT_OPEN;

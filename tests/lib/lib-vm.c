@@ -14,12 +14,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "dazukofs.h"
+#include <linux/dazukofs.h>
 
 static const char *lower, *mnt;
 
@@ -222,6 +225,116 @@ static void test_ignore_nonblock(void **state)
 	assert_int_equal(dazukofs_group_delete("lib_n"), 0);
 }
 
+static void ident(int fd, struct dazukofs_group_ident *id)
+{
+	memset(id, 0xff, sizeof(*id));
+	assert_int_equal(ioctl(fd, DAZUKOFS_IOC_GROUP_IDENT, id), 0);
+}
+
+static unsigned long long configfs_instance(const char *group)
+{
+	char path[256];
+	unsigned long long v = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/kernel/config/dazukofs/%s/instance", group);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_int_equal(fscanf(f, "%llu", &v), 1);
+	fclose(f);
+	return v;
+}
+
+/*
+ * Group numbers are reused after rmdir: an open device file stays bound
+ * to its group and says which (ioctl), and libdazukofs never hands out a
+ * handle to a group other than the one named.
+ */
+static void test_group_identity(void **state)
+{
+	struct dazukofs_paths stale = { .configfs = "/tmp/lib-vm-stale-configfs" };
+	struct dazukofs_group_ident a, a_after, b;
+	struct dazukofs_group_info info;
+	unsigned long long inst_a;
+	dazukofs_handle_t h;
+	char dev[64];
+	int fd, id_a, bad;
+
+	(void)state;
+	assert_int_equal(dazukofs_group_create("lib_a", NULL), 0);
+	assert_int_equal(dazukofs_group_info("lib_a", &info), 0);
+	id_a = info.id;
+	inst_a = configfs_instance("lib_a");
+	h = dazukofs_open("lib_a", 0);
+	assert_non_null(h);
+	ident(dazukofs_get_fd(h), &a);
+	assert_string_equal(a.name, "lib_a");
+	assert_int_equal(a.id, id_a);
+	assert_int_equal(a.removed, 0);
+	assert_true(a.instance == inst_a);
+
+	/* removed: the open file still names its group, and says so */
+	assert_int_equal(dazukofs_group_delete("lib_a"), 0);
+	ident(dazukofs_get_fd(h), &a_after);
+	assert_string_equal(a_after.name, "lib_a");
+	assert_int_equal(a_after.removed, 1);
+	assert_true(a_after.instance == inst_a);
+
+	/* the number goes to the next group; a new instance */
+	assert_int_equal(dazukofs_group_create("lib_b", NULL), 0);
+	assert_int_equal(dazukofs_group_info("lib_b", &info), 0);
+	assert_int_equal(info.id, id_a);
+	snprintf(dev, sizeof(dev), "/dev/dazukofs.%d", id_a);
+	fd = open(dev, O_RDWR | O_CLOEXEC);
+	assert_true(fd >= 0);
+	ident(fd, &b);
+	assert_string_equal(b.name, "lib_b");
+	assert_int_equal(b.removed, 0);
+	assert_true(b.instance > inst_a);
+	assert_true(b.instance == configfs_instance("lib_b"));
+	ident(dazukofs_get_fd(h), &a_after);
+	assert_string_equal(a_after.name, "lib_a");
+	close(fd);
+	dazukofs_close(h);
+
+	/*
+	 * The race, frozen: "lib_a" resolved to the number lib_b has now
+	 * (a configfs view from before the rmdir and mkdir).  The open
+	 * must not serve lib_b under lib_a's name.
+	 */
+	bad = system("rm -rf /tmp/lib-vm-stale-configfs && mkdir -p /tmp/lib-vm-stale-configfs/lib_a");
+	assert_int_equal(bad, 0);
+	snprintf(dev, sizeof(dev), "/tmp/lib-vm-stale-configfs/lib_a/id");
+	fd = open(dev, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_true(fd >= 0);
+	assert_true(dprintf(fd, "%d\n", id_a) > 0);
+	close(fd);
+	dazukofs_set_paths(&stale);
+	h = dazukofs_open("lib_a", 0);
+	dazukofs_set_paths(NULL);
+	assert_null(h);
+	assert_int_equal(errno, ESTALE);
+	assert_non_null(strstr(dazukofs_strerror(), "serves group 'lib_b'"));
+	assert_int_equal(system("rm -rf /tmp/lib-vm-stale-configfs"), 0);
+
+	/* the real name still opens */
+	h = dazukofs_open("lib_b", 0);
+	assert_non_null(h);
+	dazukofs_close(h);
+	assert_int_equal(dazukofs_group_delete("lib_b"), 0);
+
+	/* an unknown ioctl is ENOTTY, a bad pointer EFAULT */
+	assert_int_equal(dazukofs_group_create("lib_c", NULL), 0);
+	h = dazukofs_open("lib_c", 0);
+	assert_non_null(h);
+	assert_int_equal(ioctl(dazukofs_get_fd(h), _IO(DAZUKOFS_IOC_MAGIC, 99)), -1);
+	assert_int_equal(errno, ENOTTY);
+	assert_int_equal(ioctl(dazukofs_get_fd(h), DAZUKOFS_IOC_GROUP_IDENT, (void *)8), -1);
+	assert_int_equal(errno, EFAULT);
+	dazukofs_close(h);
+	assert_int_equal(dazukofs_group_delete("lib_c"), 0);
+}
+
 static void test_errors(void **state)
 {
 	(void)state;
@@ -240,6 +353,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_deny),
 		cmocka_unit_test(test_ignore_nonblock),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_group_identity),
 	};
 
 	if (argc < 3) {

@@ -11,6 +11,9 @@
 #ifndef _UAPI_LINUX_DAZUKOFS_H
 #define _UAPI_LINUX_DAZUKOFS_H
 
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
 #define DAZUKOFS_FS_TYPE		"dazukofs"
 #define DAZUKOFS_SUPER_MAGIC		0x64617a75	/* "dazu" */
 
@@ -59,5 +62,23 @@
 #define DAZUKOFS_EVENT_NAME_OPEN	"open"
 #define DAZUKOFS_EVENT_NAME_EXEC	"exec"
 #define DAZUKOFS_EVENT_NAME_CLOSE_WRITE	"close_write"
+
+/*
+ * Which group an open group device serves.  Group numbers are reused
+ * after an rmdir, so a name resolved to DAZUKOFS_DEV_PREFIX "N" may have
+ * become another group's by the time N is opened: after the open, this
+ * ioctl names the group the file is bound to, for good.  @instance is
+ * unique among the groups created since the module was loaded (configfs
+ * attribute "instance"); @removed is 1 once the group was removed.
+ */
+struct dazukofs_group_ident {
+	__u64 instance;
+	__s32 id;
+	__u32 removed;
+	char name[80];		/* NUL-terminated, DAZUKOFS_GROUP_NAME_MAX at most */
+};
+
+#define DAZUKOFS_IOC_MAGIC		0xda
+#define DAZUKOFS_IOC_GROUP_IDENT	_IOR(DAZUKOFS_IOC_MAGIC, 1, struct dazukofs_group_ident)
 
 #endif /* _UAPI_LINUX_DAZUKOFS_H */
