@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# dazukofs_add_vm_test(NAME GUEST_SCRIPT [TIMEOUT seconds] [DEBUG])
+# dazukofs_add_vm_test(NAME GUEST_SCRIPT [TIMEOUT seconds] [DEBUG] [ONLY series])
 #
 # Adds ctest tests vm-NAME-6.1 and vm-NAME-6.12 (for the series among
 # DAZUKOFS_KERNELS) that run GUEST_SCRIPT in a VM with tests/vm/run-vm
@@ -10,11 +10,12 @@
 # DEBUG (the kernel suites): also vm-NAME-debug on DAZUKOFS_DEBUG_KERNEL, if
 # one is installed, labelled "vm;debug", with DAZUKOFS_DEBUG_SLOWDOWN times
 # the time limit: KASAN and lockdep make it 2-3x slower than Debian's.
+# ONLY: on that series alone (a test whose guest tools need that kernel).
 # A test's COST is its time limit, so that a clean build's `ctest -j2`, with
 # no timings of an earlier run, starts the longest (the debug ones) first.
 set(DAZUKOFS_DEBUG_SLOWDOWN 4)
 function(dazukofs_add_vm_test name script)
-  cmake_parse_arguments(PARSE_ARGV 2 VT "DEBUG" "TIMEOUT" "")
+  cmake_parse_arguments(PARSE_ARGV 2 VT "DEBUG" "TIMEOUT;ONLY" "")
   if(NOT VT_TIMEOUT)
     set(VT_TIMEOUT 600)
   endif()
@@ -44,6 +45,9 @@ function(dazukofs_add_vm_test name script)
   endforeach()
   list(REMOVE_DUPLICATES _pick)
   foreach(s IN LISTS _pick)
+    if(VT_ONLY AND NOT s STREQUAL VT_ONLY)
+      continue()
+    endif()
     add_test(NAME vm-${name}-${s}
       COMMAND ${CMAKE_SOURCE_DIR}/tests/vm/run-vm --kernel ${s} --krel ${_pick_${s}}
               --build ${CMAKE_BINARY_DIR} --script ${script} --name ${name}

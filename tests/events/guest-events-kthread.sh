@@ -11,6 +11,7 @@
 #      timeout_action: the kernel thread waits timeout_ms, no longer;
 #   3. with timeout_ms 0 it waits until answered: killing the client does
 #      not end the wait, removing the group does.
+# Registered for 6.12 only (tests/events/CMakeLists.txt says why).
 set -u
 DZ_TAG=guest-kthread
 . "$(dirname "$0")/guest-common.sh"
