@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-/* dazukofsctl stats: the counters as a table, as JSON, or live. */
+/* dazukofsctl stats: the counters as a table, JSON or Prometheus text, or live. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -11,10 +12,14 @@
 #define MAX_GROUPS 256
 
 static const char usage_stats[] =
-	"Usage: dazukofsctl stats [GROUP] [--json] [--watch SECONDS [--count N]]\n"
+	"Usage: dazukofsctl stats [GROUP] [--format table|json|prometheus] [--json]\n"
+	"                         [--watch SECONDS [--count N]]\n"
 	"\n"
 	"Print the DazukoFS counters: the totals and every group, or only GROUP.\n"
-	"  --json             one JSON object (with --watch: one per line)\n"
+	"  --format FORMAT    table (default), json, or prometheus: the text\n"
+	"                     exposition format, for a textfile collector\n"
+	"  --json             --format json: one JSON object (with --watch: one\n"
+	"                     per line)\n"
 	"  --watch SECONDS    print again every SECONDS (1 to 3600) until\n"
 	"                     interrupted, or --count times\n"
 	"  --count N          with --watch: stop after N samples\n";
@@ -72,6 +77,152 @@ static void print_json(const struct row *rows, int n, const char *group)
 		json_counters(&rows[i], 1);
 	}
 	puts("}}");
+}
+
+enum stats_format { FORMAT_TABLE, FORMAT_JSON, FORMAT_PROMETHEUS };
+
+/*
+ * The Prometheus names: the totals are dazukofs_NAME, a group's
+ * dazukofs_group_NAME{group="..."} (never the same name with and without
+ * the label, which sum() would count twice).  Group names are
+ * [A-Za-z0-9_-]: nothing to escape in a label.
+ */
+struct prom_metric {
+	const char *name;
+	const char *type;
+	const char *help;
+	size_t offset;		/* in struct dazukofs_stats */
+};
+
+static const struct prom_metric prom_metrics[] = {
+	{ "events_total", "counter", "Access events posted (totals: opens that made an event).",
+	  offsetof(struct dazukofs_stats, events) },
+	{ "allowed_total", "counter", "Events answered allow, or settled as allowed.",
+	  offsetof(struct dazukofs_stats, allowed) },
+	{ "denied_total", "counter", "Events answered deny.",
+	  offsetof(struct dazukofs_stats, denied) },
+	{ "cancelled_total", "counter", "Events withdrawn because the opener was killed.",
+	  offsetof(struct dazukofs_stats, cancelled) },
+	{ "timeouts_total", "counter", "Events settled by the timeout action.",
+	  offsetof(struct dazukofs_stats, timeouts) },
+	{ "waiting", "gauge", "Events queued that no worker has taken.",
+	  offsetof(struct dazukofs_stats, waiting) },
+	{ "in_hand", "gauge", "Events read by a worker and not answered.",
+	  offsetof(struct dazukofs_stats, in_hand) },
+	{ "readers", "gauge", "Open files of the group devices.",
+	  offsetof(struct dazukofs_stats, readers) },
+};
+
+/* The latency buckets' upper bounds in seconds; the last is +Inf. */
+static const char *const prom_le[] = { "0.0001", "0.001", "0.01", "0.1", "1", "+Inf" };
+
+static void prom_header(const char *prefix, const char *name, const char *type,
+			const char *help)
+{
+	printf("# HELP dazukofs_%s%s %s\n# TYPE dazukofs_%s%s %s\n", prefix, name,
+	       help, prefix, name, type);
+}
+
+/* label: "" for the totals, else the group's ,-less label set */
+static void prom_sample(const char *prefix, const char *name, const char *label,
+			ull value)
+{
+	printf("dazukofs_%s%s%s%s%s %llu\n", prefix, name, *label ? "{" : "", label,
+	       *label ? "}" : "", value);
+}
+
+static void prom_latency(const char *prefix, const struct row *r, const char *label)
+{
+	const struct dazukofs_stats *s = &r->s;
+	const ull buckets[] = {
+		s->latency_le_100us, s->latency_le_1ms, s->latency_le_10ms,
+		s->latency_le_100ms, s->latency_le_1s, s->latency_gt_1s,
+	};
+	char le[96];
+	ull cum = 0;
+
+	for (size_t i = 0; i < sizeof(buckets) / sizeof(buckets[0]); i++) {
+		cum += buckets[i];
+		snprintf(le, sizeof(le), "%s%sle=\"%s\"", label, *label ? "," : "", prom_le[i]);
+		prom_sample(prefix, "verdict_latency_seconds_bucket", le, cum);
+	}
+	prom_sample(prefix, "verdict_latency_seconds_count", label, cum);
+}
+
+/*
+ * One family at a time, each with its HELP and TYPE once: the totals
+ * (unless group), then every group's sample.
+ */
+static void print_prometheus(const struct row *rows, int n, const char *group)
+{
+	const int first = group ? 0 : 1;
+	const char *prefixes[] = { "", "group_" };
+	char label[96];
+	int i;
+
+	for (int g = group ? 1 : 0; g < 2; g++) {
+		const char *prefix = prefixes[g];
+		const int from = g ? first : 0, to = g ? n : 1;
+
+		if (g && from >= to)
+			break;
+		for (size_t m = 0; m < sizeof(prom_metrics) / sizeof(prom_metrics[0]); m++) {
+			const struct prom_metric *pm = &prom_metrics[m];
+
+			prom_header(prefix, pm->name, pm->type, pm->help);
+			for (i = from; i < to; i++) {
+				const uint64_t *v = (const uint64_t *)
+					((const char *)&rows[i].s + pm->offset);
+
+				snprintf(label, sizeof(label), g ? "group=\"%s\"" : "", rows[i].name);
+				prom_sample(prefix, pm->name, label, *v);
+			}
+		}
+		if (g) {
+			prom_header(prefix, "active", "gauge",
+				    "1 while the group takes part in events.");
+			for (i = from; i < to; i++) {
+				snprintf(label, sizeof(label), "group=\"%s\"", rows[i].name);
+				prom_sample(prefix, "active", label, (ull)rows[i].s.active);
+			}
+		}
+		prom_header(prefix, "verdict_latency_seconds", "histogram",
+			    "Time from the open to the verdict (no _sum: the module keeps none).");
+		for (i = from; i < to; i++) {
+			snprintf(label, sizeof(label), g ? "group=\"%s\"" : "", rows[i].name);
+			prom_latency(prefix, &rows[i], label);
+		}
+		prom_header(prefix, "verdict_latency_max_seconds", "gauge",
+			    "The longest time from an open to its verdict.");
+		for (i = from; i < to; i++) {
+			snprintf(label, sizeof(label), g ? "group=\"%s\"" : "", rows[i].name);
+			printf("dazukofs_%sverdict_latency_max_seconds%s%s%s %.6f\n", prefix,
+			       *label ? "{" : "", label, *label ? "}" : "",
+			       (double)rows[i].s.latency_max_us / 1e6);
+		}
+		if (!rows[from].have_cache)
+			continue;
+		for (int c = 0; c < 3; c++) {
+			static const char *const names[] = {
+				"cache_hits_total", "cache_misses_total",
+				"cache_invalidations_total",
+			};
+			static const char *const helps[] = {
+				"Opens answered from a remembered verdict, without an event.",
+				"Events posted once a verdict was remembered.",
+				"Remembered verdicts forgotten because the file changed.",
+			};
+
+			prom_header(prefix, names[c], "counter", helps[c]);
+			for (i = from; i < to; i++) {
+				const ull v[] = { rows[i].c.hits, rows[i].c.misses,
+						  rows[i].c.invalidations };
+
+				snprintf(label, sizeof(label), g ? "group=\"%s\"" : "", rows[i].name);
+				prom_sample(prefix, names[c], label, v[c]);
+			}
+		}
+	}
 }
 
 static void print_table(const struct row *rows, int n, const char *group)
@@ -165,7 +316,8 @@ int ctl_cmd_stats(const struct ctl *ctl, int argc, char **argv)
 	static struct row rows[MAX_GROUPS + 1];
 	unsigned long watch = 0, count = 0, done;
 	const char *group = NULL;
-	int json = 0, have_count = 0, i, n;
+	enum stats_format format = FORMAT_TABLE;
+	int have_count = 0, i, n;
 
 	for (i = 0; i < argc; i++) {
 		const char *a = argv[i];
@@ -174,7 +326,21 @@ int ctl_cmd_stats(const struct ctl *ctl, int argc, char **argv)
 			fputs(usage_stats, stdout);
 			return EXIT_OK;
 		} else if (!strcmp(a, "--json")) {
-			json = 1;
+			format = FORMAT_JSON;
+		} else if (!strcmp(a, "--format")) {
+			const char *f = ++i < argc ? argv[i] : NULL;
+
+			if (f && !strcmp(f, "table")) {
+				format = FORMAT_TABLE;
+			} else if (f && !strcmp(f, "json")) {
+				format = FORMAT_JSON;
+			} else if (f && !strcmp(f, "prometheus")) {
+				format = FORMAT_PROMETHEUS;
+			} else {
+				ctl_err("stats: --format takes table, json or prometheus%s%s%s",
+					f ? ", not '" : "", f ? f : "", f ? "'" : "");
+				return EXIT_USAGE;
+			}
 		} else if (!strcmp(a, "--watch")) {
 			if (ctl_number("--watch", ++i < argc ? argv[i] : NULL, 1,
 				       3600, &watch))
@@ -202,7 +368,7 @@ int ctl_cmd_stats(const struct ctl *ctl, int argc, char **argv)
 		n = sample(ctl, group, rows);
 		if (n < 0)
 			return -n;
-		if (watch && !json) {
+		if (watch && format == FORMAT_TABLE) {
 			char when[64];
 			time_t now = time(NULL);
 
@@ -213,14 +379,16 @@ int ctl_cmd_stats(const struct ctl *ctl, int argc, char **argv)
 			printf("dazukofs counters at %s (every %lu s)\n\n", when,
 			       watch);
 		}
-		if (json)
+		if (format == FORMAT_JSON)
 			print_json(rows, n, group);
+		else if (format == FORMAT_PROMETHEUS)
+			print_prometheus(rows, n, group);
 		else
 			print_table(rows, n, group);
 		fflush(stdout);
 		if (!watch || (count && done + 1 >= count))
 			break;
-		if (!json)
+		if (format != FORMAT_JSON)
 			putchar('\n');
 		sleep((unsigned int)watch);
 	}

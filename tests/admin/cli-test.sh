@@ -186,6 +186,36 @@ if command -v python3 >/dev/null; then
 	python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$T/out" ||
 		{ echo "FAIL: stats --json is not JSON"; fails=$((fails + 1)); }
 fi
+run 0 stats --format prometheus
+expect out '^# TYPE dazukofs_events_total counter$'
+expect out '^dazukofs_events_total 100$'
+expect out '^dazukofs_group_denied_total\{group="scan-1"\} 2$'
+expect out '^dazukofs_group_active\{group="scan-1"\} 1$'
+# cumulative buckets of the totals' 109, 110, ... 114
+expect out '^dazukofs_verdict_latency_seconds_bucket\{le="0.001"\} 219$'
+expect out '^dazukofs_verdict_latency_seconds_bucket\{le="\+Inf"\} 669$'
+expect out '^dazukofs_verdict_latency_seconds_count 669$'
+expect out '^dazukofs_verdict_latency_max_seconds 0.000108$'
+expect out '^dazukofs_group_cache_hits_total\{group="scan-1"\} 15$'
+# what a Prometheus server would make of it (its own client's parser)
+/usr/bin/python3 - "$T/out" <<'PY' || { echo "FAIL: stats --format prometheus does not parse"; fails=$((fails + 1)); }
+import sys
+from prometheus_client.parser import text_string_to_metric_families
+fams = {f.name: f for f in text_string_to_metric_families(open(sys.argv[1]).read())}
+h = fams["dazukofs_group_verdict_latency_seconds"]
+assert h.type == "histogram", h.type
+s = {(x.name, x.labels.get("group"), x.labels.get("le")): x.value for x in h.samples}
+assert s[("dazukofs_group_verdict_latency_seconds_bucket", "scan-1", "+Inf")] == \
+    s[("dazukofs_group_verdict_latency_seconds_count", "scan-1", None)]
+assert fams["dazukofs_events"].type == "counter"
+assert fams["dazukofs_group_waiting"].type == "gauge"
+assert {x.labels["group"] for x in fams["dazukofs_group_events"].samples} == {"plain", "scan-1"}
+PY
+run 0 stats scan-1 --format prometheus
+expect out '^dazukofs_group_events_total\{group="scan-1"\} 0$'
+grep -q '^dazukofs_events_total' "$T/out" && { echo "FAIL: stats GROUP --format prometheus has the totals"; fails=$((fails + 1)); }
+run 2 stats --format xml;	oneline; expect err "--format takes table, json or prometheus, not 'xml'"
+run 2 stats --format;		oneline
 run 0 stats --json --watch 1 --count 2
 [ "$(grep -c '^{"total"' "$T/out")" = 2 ] || { echo "FAIL: --watch --count 2 --json"; fails=$((fails + 1)); }
 run 0 stats scan-1 --watch 1 --count 2
