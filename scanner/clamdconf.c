@@ -40,6 +40,7 @@ static const struct {
 	{ "ArchiveBlockEncrypted", "alert_encrypted", C_BOOL },	/* its old name */
 	{ "DisableCache", "clamav_cache", C_NOT },
 	{ "StreamMaxLength", "stream_max_length", C_SAME },
+	{ "SelfCheck", "self_check", C_SAME },
 	{ "LogVerbose", "log_level", C_LOGV },
 	{ "Debug", "log_level", C_DEBUG },
 	{ "OnAccessIncludePath", "include", C_SAME },

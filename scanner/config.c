@@ -69,6 +69,7 @@ void config_init(struct config *cfg)
 	cfg->cache_size = 65536;
 	cfg->clamav_cache = 1;
 	cfg->status_interval_ms = 5000;
+	cfg->self_check = 600;		/* clamd's default */
 	cfg->backend = BACKEND_LIBCLAMAV;
 	cfg->stream_max_length = 100ULL << 20;	/* clamd's default */
 	cfg->clamd_timeout_ms = CLAMD_TIMEOUT_DEFAULT_MS;
@@ -652,6 +653,10 @@ static const struct setting settings[] = {
 	  .help = "libclamav's cache of clean file hashes (default yes)" },
 	{ .key = "status_interval_ms", .arg = "MS", UINT(status_interval_ms, 100, 3600000),
 	  .help = "how often the status line is updated (default 5000)" },
+	{ .key = "self_check", .arg = "SECONDS", UINT(self_check, 0, 86400),
+	  .zero = "never",
+	  .help = "reload changed signatures every SECONDS, as clamd's\n"
+		  "SelfCheck (default 600, 0: never)" },
 	{ .key = "source", .arg = "dazukofs|fanotify", ENUM(source, source_names),
 	  .help = "where events come from (default dazukofs)" },
 	{ .key = "fanotify_mount", .arg = "PATH", PATH(fanotify_mount),

@@ -108,6 +108,7 @@ struct config {
 	size_t cache_size;		/* entries; 0: no cache */
 	int clamav_cache;		/* libclamav's own clean-file cache */
 	unsigned int status_interval_ms;
+	unsigned int self_check;	/* seconds, 0: never (clamd's SelfCheck) */
 	enum backend_kind backend;
 	/*
 	 * backend clamd: a local clamd's socket (clamd's LocalSocket; the

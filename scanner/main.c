@@ -24,6 +24,7 @@
 
 #include "backend.h"
 #include "config.h"
+#include "dbwatch.h"
 #include "engine.h"
 #include "log.h"
 #include "quarantine.h"
@@ -35,6 +36,13 @@ struct reloader {
 	pthread_t thread;
 	int running, pending;
 	int done_fd;		/* eventfd: the reload thread finished */
+	/*
+	 * The signature directory as it was when the engine in use began to
+	 * load (backend libclamav); written by the reload thread, read by
+	 * the control loop only while no reload runs.
+	 */
+	struct db_fingerprint loaded;
+	int have_loaded;
 };
 
 struct app {
@@ -45,6 +53,7 @@ struct app {
 	unsigned int nworkers, started;
 	struct reloader reload;
 	int sig_fd, timer_fd;
+	int self_check_fd;	/* timerfd of self_check, -1: none */
 	uint64_t watchdog_usec;
 };
 
@@ -113,6 +122,8 @@ static void *reload_main(void *arg)
 {
 	struct reloader *r = arg;
 	struct scanner *sc = r->sc;
+	struct db_fingerprint fp;
+	int have_fp = 1;
 	char err[512];
 	struct engine *e;
 
@@ -127,6 +138,19 @@ static void *reload_main(void *arg)
 		eventfd_write(r->done_fd, 1);
 		return NULL;
 	}
+	/*
+	 * Nothing changed since the engine in use was loaded: it stays, and
+	 * so do the verdicts found with it (a reload would only flush them).
+	 */
+	if (r->have_loaded && !db_changed(sc->cfg->database, &r->loaded)) {
+		log_notice("reload: the signatures in %s did not change; engine and verdicts kept",
+			   sc->cfg->database);
+		eventfd_write(r->done_fd, 1);
+		return NULL;
+	}
+	/* before the load: a change made during it shows next time */
+	if (db_fingerprint_take(sc->cfg->database, &fp))
+		have_fp = 0;
 	log_notice("reloading signatures from %s", sc->cfg->database);
 	e = engine_load(sc->cfg->database, sc->cfg->clamav_cache, &sc->cfg->limits,
 			err, sizeof(err));
@@ -139,6 +163,8 @@ static void *reload_main(void *arg)
 		/* The swap first: what is scanned after the flush is new. */
 		engine_holder_swap(&sc->engines, e);
 		scanner_forget_verdicts(sc);
+		r->loaded = fp;
+		r->have_loaded = have_fp;
 		atomic_fetch_add(&sc->stats.reloads, 1);
 		log_notice("reloaded: %u signatures from %s", n, sc->cfg->database);
 	}
@@ -222,6 +248,42 @@ static int setup_timer(struct app *app)
 }
 
 /*
+ * clamd's SelfCheck: every self_check seconds, a changed signature
+ * directory is reloaded without anyone sending a signal (freshclam's
+ * updates).  Backend clamd: clamd checks its own.
+ */
+static int setup_self_check(struct app *app)
+{
+	struct itimerspec its = { { 0, 0 }, { 0, 0 } };
+
+	app->self_check_fd = -1;
+	if (!app->cfg.self_check || app->cfg.backend != BACKEND_LIBCLAMAV)
+		return 0;
+	app->self_check_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (app->self_check_fd < 0)
+		return -1;
+	its.it_interval.tv_sec = (time_t)app->cfg.self_check;
+	its.it_value = its.it_interval;
+	return timerfd_settime(app->self_check_fd, 0, &its, NULL);
+}
+
+static void self_check(struct app *app)
+{
+	struct reloader *r = &app->reload;
+	uint64_t ticks;
+
+	if (read(app->self_check_fd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
+		log_warning("self_check timerfd: %s", strerror(errno));
+	/* a reload running now will be compared again next time */
+	if (r->running || (r->have_loaded && !db_changed(app->cfg.database, &r->loaded))) {
+		log_debug("self_check: the signatures in %s did not change", app->cfg.database);
+		return;
+	}
+	log_notice("self_check: the signatures in %s changed; reloading", app->cfg.database);
+	reload_start(app);
+}
+
+/*
  * Tell systemd we are alive only while every worker makes progress: one
  * stuck in a single scan for a whole watchdog interval gets the scanner
  * restarted (its events go to the new instance or to the timeout).
@@ -244,15 +306,17 @@ static void watchdog_ping(struct app *app)
 /* 0: stop asked, 1: a worker failed. */
 static int control_loop(struct app *app)
 {
-	struct pollfd pfd[4] = {
+	struct pollfd pfd[5] = {
 		{ .fd = app->sig_fd, .events = POLLIN },
 		{ .fd = app->timer_fd, .events = POLLIN },
 		{ .fd = app->reload.done_fd, .events = POLLIN },
 		{ .fd = app->sc.failed_fd, .events = POLLIN },
+		/* -1 (no self_check): poll ignores it */
+		{ .fd = app->self_check_fd, .events = POLLIN },
 	};
 
 	for (;;) {
-		if (poll(pfd, 4, -1) < 0) {
+		if (poll(pfd, 5, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			log_error("poll: %s", strerror(errno));
@@ -292,6 +356,8 @@ static int control_loop(struct app *app)
 			log_error("a worker failed; exiting");
 			return 1;
 		}
+		if (pfd[4].revents & POLLIN)
+			self_check(app);
 	}
 }
 
@@ -341,7 +407,7 @@ static void stop_workers(struct app *app)
 int main(int argc, char **argv)
 {
 	struct app app = {
-		.sig_fd = -1, .timer_fd = -1, .reload.done_fd = -1,
+		.sig_fd = -1, .timer_fd = -1, .self_check_fd = -1, .reload.done_fd = -1,
 		.sc.stop_fd = -1, .sc.failed_fd = -1,
 	};
 	int rc, status = 1, source_open = 0;
@@ -425,6 +491,8 @@ int main(int argc, char **argv)
 			log_error("%s", err);
 			goto out_source;
 		}
+		app.reload.have_loaded =
+			!db_fingerprint_take(app.cfg.database, &app.reload.loaded);
 		e = engine_load(app.cfg.database, app.cfg.clamav_cache, &app.cfg.limits,
 				err, sizeof(err));
 		if (!e) {
@@ -478,6 +546,10 @@ int main(int argc, char **argv)
 		log_error("timerfd: %s", strerror(errno));
 		goto out_workers;
 	}
+	if (setup_self_check(&app)) {
+		log_error("self_check timerfd: %s", strerror(errno));
+		goto out_workers;
+	}
 	log_notice("ready: source %s%s%s, %u workers, backend %s%s%s",
 		   app.source.ops->name, app.cfg.source == SOURCE_DAZUKOFS ? " group " : " mount ",
 		   app.cfg.source == SOURCE_DAZUKOFS ? app.cfg.group : app.cfg.fanotify_mount,
@@ -515,6 +587,8 @@ out:
 		close(app.sig_fd);
 	if (app.timer_fd >= 0)
 		close(app.timer_fd);
+	if (app.self_check_fd >= 0)
+		close(app.self_check_fd);
 	config_free(&app.cfg);
 	return status;
 }

@@ -11,6 +11,8 @@
 #   virus-event  virus_event runs a command with the detection in its
 #                environment, without a shell, never delaying the verdict,
 #                one at a time with virus_event_max = 1.
+#   self-check   self_check = 1: a new signature file is loaded without a
+#                signal, and an unchanged database is not reloaded.
 #   quarantine   quarantine = move, copy, and move in report-only mode;
 #                dazuko-quarantine list, show, restore, delete; a
 #                quarantine_dir others may enter is refused.
@@ -191,6 +193,27 @@ SH
 	*" virus_event_run=2 virus_event_dropped=0 quarantined=0 quarantine_failed=0") ;;
 	*) fail "statistics: $st" ;;
 	esac
+	stop_scanner
+	;;
+self-check)
+	echo "innocent DAZUKOFS-NEW-SIGNATURE-9d2e here" > "$M/newsig.txt"
+	start_scanner --self-check 1
+	expect_allowed "$M/newsig.txt"
+	printf 'Dazukofs.Test.New:0:*:%s\n' \
+		"$(printf '%s' DAZUKOFS-NEW-SIGNATURE-9d2e | od -An -tx1 | tr -d ' \n')" > "$W/db/new.ndb"
+	wait_log 30 "$LOG" "self_check: the signatures in $W/db changed; reloading"
+	wait_log 60 "$LOG" 'reloaded: 3 signatures'
+	expect_denied "$M/newsig.txt"
+	pass "a new signature file loaded by self_check, no signal"
+	# once settled (the first reload's view may be racy: it reloads
+	# again), checks find nothing to do: no more reloads
+	wait_log 30 "$LOG" 'self_check: the signatures in .* did not change' 2
+	n=$(grep -c 'reloading signatures from' "$LOG")
+	m=$(grep -c 'self_check: the signatures in .* did not change' "$LOG")
+	wait_log 30 "$LOG" 'self_check: the signatures in .* did not change' $((m + 3))
+	[ "$(grep -c 'reloading signatures from' "$LOG")" = "$n" ] ||
+		fail "self_check reloaded an unchanged database"
+	pass "self_check: an unchanged database is not reloaded"
 	stop_scanner
 	;;
 quarantine)

@@ -8,7 +8,8 @@
 # escape), a clean file changed to
 # infected is caught (cache), SIGHUP with a new signature catches a file
 # that was clean, a failed reload keeps scanning, SIGUSR2 reloads like
-# clamd (not kills the scanner), SIGUSR1 logs statistics,
+# clamd (not kills the scanner), a reload of an unchanged database keeps
+# the engine, SIGUSR1 logs statistics,
 # SIGTERM stops with status 0.
 # Usage: fanotify-e2e.sh SCANNER DBDIR
 set -u
@@ -91,8 +92,13 @@ expect_denied "$M/eicar.com"
 expect_allowed "$M/clean.txt"
 rm "$W/db/broken.ndb"
 
-# SIGUSR2 reloads, as it does for clamd
+# SIGUSR2 reloads, as it does for clamd (the database changed: touched)
 # (a killed scanner is a zombie until waited for: kill -0 would not tell)
+touch "$W/db/new.ndb"
+# one second past the change: the reload's fingerprint of the directory
+# is then not racy, and the next reload can tell that nothing changed
+db_settled() { [ $(( $(date +%s%N) - $(stat -c %Z "$W/db/new.ndb")000000000 )) -gt 2000000000 ]; }
+wait_for 10 "2 s since the database's last change" db_settled
 running() {
 	_st=$(sed 's/.*) //' "/proc/$PID/stat" 2>/dev/null | cut -c1)
 	[ -n "$_st" ] && [ "$_st" != Z ]
@@ -102,6 +108,12 @@ kill -USR2 "$PID"
 wait_for 60 "a reload after SIGUSR2" reloaded_or_dead
 running || fail "SIGUSR2 killed the scanner"
 pass "SIGUSR2 reloads"
+
+# a reload that changed nothing keeps the engine and the verdicts
+kill -HUP "$PID"
+wait_log 60 "$LOG" 'reload: the signatures in .* did not change; engine and verdicts kept'
+log_has "$LOG" 'reloaded: 3 signatures' 3 && fail "an unchanged database was loaded again"
+pass "SIGHUP with an unchanged database: engine and verdicts kept"
 expect_denied "$M/eicar.com"
 
 kill -USR1 "$PID"

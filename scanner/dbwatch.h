@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Has the signature directory changed?  clamd's SelfCheck, done with a
+ * fingerprint of the directory's files instead of libclamav's
+ * cl_statchkdir(), which compares modification times in whole seconds
+ * and so misses a file replaced in the second it was looked at.
+ */
+#ifndef SCANNER_DBWATCH_H
+#define SCANNER_DBWATCH_H
+
+#include <stdint.h>
+
+struct db_fingerprint {
+	uint64_t hash;		/* of every file's name, inode, size, mtime, ctime */
+	unsigned int files;
+	/*
+	 * Taken in the clock tick of a file's last change (or the second,
+	 * for a coarse filesystem): a change made just after, in that same
+	 * tick, may not show.  Such a fingerprint never proves "unchanged".
+	 */
+	int racy;
+};
+
+/* Fingerprint dir now; -1 with errno if it cannot be read. */
+int db_fingerprint_take(const char *dir, struct db_fingerprint *fp);
+
+/*
+ * Whether dir differs from old: 1 changed (or old was racy, or dir
+ * cannot be read: a reload will say why), 0 unchanged.
+ */
+int db_changed(const char *dir, const struct db_fingerprint *old);
+
+#endif
