@@ -315,7 +315,7 @@ int ctl_cmd_stats(const struct ctl *ctl, int argc, char **argv)
 {
 	static struct row rows[MAX_GROUPS + 1];
 	unsigned long watch = 0, count = 0, done;
-	const char *group = NULL;
+	const char *group = NULL, *format_opt = NULL;
 	enum stats_format format = FORMAT_TABLE;
 	int have_count = 0, i, n;
 
@@ -325,11 +325,14 @@ int ctl_cmd_stats(const struct ctl *ctl, int argc, char **argv)
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			fputs(usage_stats, stdout);
 			return EXIT_OK;
-		} else if (!strcmp(a, "--json")) {
-			format = FORMAT_JSON;
-		} else if (!strcmp(a, "--format")) {
-			const char *f = ++i < argc ? argv[i] : NULL;
+		} else if (!strcmp(a, "--json") || !strcmp(a, "--format")) {
+			const char *f = !strcmp(a, "--json") ? "json" : ++i < argc ? argv[i] : NULL;
 
+			if (format_opt && f && strcmp(format_opt, f)) {
+				ctl_err("stats: two formats, %s and %s", format_opt, f);
+				return EXIT_USAGE;
+			}
+			format_opt = f;
 			if (f && !strcmp(f, "table")) {
 				format = FORMAT_TABLE;
 			} else if (f && !strcmp(f, "json")) {
@@ -362,6 +365,11 @@ int ctl_cmd_stats(const struct ctl *ctl, int argc, char **argv)
 	}
 	if (have_count && !watch) {
 		ctl_err("stats: --count goes with --watch");
+		return EXIT_USAGE;
+	}
+	/* a textfile collector reads one exposition: families only once */
+	if (watch && format == FORMAT_PROMETHEUS) {
+		ctl_err("stats: --format prometheus prints one sample; run it again instead of --watch");
 		return EXIT_USAGE;
 	}
 	for (done = 0;; done++) {

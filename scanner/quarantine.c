@@ -10,13 +10,18 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
+#include <linux/openat2.h>
 
 #include "quarantine.h"
 
 #define COPY_CHUNK (128 * 1024)
+/* DAZUKOFS_SUPER_MAGIC: "dazu" */
+#define DZ_SUPER_MAGIC 0x64617a75
 #define META_SUFFIX ".json"
 #define META_MAX (64 * 1024)
 
@@ -42,6 +47,35 @@ void quarantine_entry_free(struct quarantine_entry *e)
 	e->signature = NULL;
 }
 
+/* mkdir -p: missing parents 0755, dir itself 0700. */
+static int mkdir_parents(const char *dir, char *err, size_t errlen)
+{
+	char path[PATH_MAX];
+	size_t n = strlen(dir);
+
+	if (n >= sizeof(path)) {
+		snprintf(err, errlen, "quarantine_dir: path too long");
+		return -1;
+	}
+	memcpy(path, dir, n + 1);
+	for (char *p = path + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(path, 0755) && errno != EEXIST) {
+			snprintf(err, errlen, "quarantine_dir %s: mkdir %s: %s", dir, path,
+				 strerror(errno));
+			return -1;
+		}
+		*p = '/';
+	}
+	if (mkdir(path, 0700) && errno != EEXIST) {
+		snprintf(err, errlen, "quarantine_dir %s: mkdir: %s", dir, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 int quarantine_open_dir(const char *dir, int create, char *err, size_t errlen)
 {
 	struct stat st;
@@ -51,10 +85,8 @@ int quarantine_open_dir(const char *dir, int create, char *err, size_t errlen)
 		snprintf(err, errlen, "quarantine_dir '%s': not an absolute path", dir);
 		return -1;
 	}
-	if (create && mkdir(dir, 0700) && errno != EEXIST) {
-		snprintf(err, errlen, "quarantine_dir %s: mkdir: %s", dir, strerror(errno));
+	if (create && mkdir_parents(dir, err, errlen))
 		return -1;
-	}
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
 		snprintf(err, errlen, "quarantine_dir %s: %s", dir, strerror(errno));
@@ -77,16 +109,21 @@ fail:
 	return -1;
 }
 
+/* Exactly what new_id() makes: YYYYMMDDTHHMMSSZ-xxxxxxxx. */
 int quarantine_id_valid(const char *id)
 {
-	size_t n = strlen(id);
+	static const char pattern[] = "DDDDDDDDTDDDDDDZ-XXXXXXXX";
 
-	if (!n || n >= QUARANTINE_ID_MAX)
+	if (strlen(id) != sizeof(pattern) - 1)
 		return 0;
-	for (size_t i = 0; i < n; i++)
-		if (!((id[i] >= '0' && id[i] <= '9') || (id[i] >= 'a' && id[i] <= 'z') ||
-		      (id[i] >= 'A' && id[i] <= 'Z') || id[i] == '-'))
+	for (size_t i = 0; pattern[i]; i++) {
+		char c = id[i];
+
+		if (pattern[i] == 'D' ? !(c >= '0' && c <= '9') :
+		    pattern[i] == 'X' ? !((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')) :
+		    c != pattern[i])
 			return 0;
+	}
 	return 1;
 }
 
@@ -178,6 +215,7 @@ static int write_meta(int dirfd, const struct quarantine_entry *e, char *err,
 		snprintf(err, errlen, "quarantine %s: %s", tmp, strerror(errno));
 		goto out;
 	}
+	errno = EIO;	/* a short write sets none */
 	if (write(fd, text, len) != (ssize_t)len || write(fd, "\n", 1) != 1 || fsync(fd)) {
 		snprintf(err, errlen, "quarantine %s: write: %s", tmp, strerror(errno));
 		close(fd);
@@ -195,6 +233,27 @@ static int write_meta(int dirfd, const struct quarantine_entry *e, char *err,
 out:
 	json_object_put(o);
 	return rc;
+}
+
+/*
+ * Whether now (found by path in dfd) is the detected file st.  The event's
+ * fd of a dazukofs group is the lower file; a dazukofs mount over its own
+ * lower (mount -t dazukofs /srv /srv) makes the path name the dazukofs
+ * inode, which reports the lower's inode number, size and times but the
+ * mount's device.
+ */
+static int same_file(int dfd, const struct stat *now, const struct stat *st)
+{
+	struct statfs sfs;
+
+	if (now->st_dev == st->st_dev)
+		return now->st_ino == st->st_ino;
+	return now->st_ino == st->st_ino && now->st_size == st->st_size &&
+	       now->st_mtim.tv_sec == st->st_mtim.tv_sec &&
+	       now->st_mtim.tv_nsec == st->st_mtim.tv_nsec &&
+	       now->st_ctim.tv_sec == st->st_ctim.tv_sec &&
+	       now->st_ctim.tv_nsec == st->st_ctim.tv_nsec &&
+	       !fstatfs(dfd, &sfs) && sfs.f_type == DZ_SUPER_MAGIC;
 }
 
 /*
@@ -225,8 +284,7 @@ static int remove_original(const char *path, const struct stat *st, char *err,
 		snprintf(err, errlen, "not removed: %s", strerror(errno));
 		goto out;
 	}
-	if (fstatat(dfd, base, &now, AT_SYMLINK_NOFOLLOW) ||
-	    now.st_dev != st->st_dev || now.st_ino != st->st_ino) {
+	if (fstatat(dfd, base, &now, AT_SYMLINK_NOFOLLOW) || !same_file(dfd, &now, st)) {
 		snprintf(err, errlen, "not removed: the path names another file here");
 		goto out;
 	}
@@ -436,18 +494,66 @@ nomem:
 	return -1;
 }
 
+/*
+ * The directory to restore into, held open: the create and the rename are
+ * made in it, so that nothing can swap a component between them.  The
+ * original path (the scanner's canonical view) has no symlinks, and none
+ * is followed: else its owner could turn a directory of the path into a
+ * symlink and have root write a file of theirs anywhere (--force: over
+ * anything).  A --to path is the admin's own and resolved as usual.
+ */
+static int open_parent(const char *target, int from_metadata, char *base,
+		       size_t baselen, char *err, size_t errlen)
+{
+	char parent[PATH_MAX];
+	const char *slash = strrchr(target, '/');
+	struct open_how how = {
+		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	size_t plen;
+	int fd;
+
+	if (!slash || !slash[1] || !strcmp(slash + 1, ".") || !strcmp(slash + 1, "..") ||
+	    strlen(slash + 1) >= baselen) {
+		snprintf(err, errlen, "%s: not a path to a file", target);
+		return -1;
+	}
+	snprintf(base, baselen, "%s", slash + 1);
+	plen = slash == target ? 1 : (size_t)(slash - target);
+	if (plen >= sizeof(parent)) {
+		snprintf(err, errlen, "%s: path too long", target);
+		return -1;
+	}
+	memcpy(parent, target, plen);
+	parent[plen] = '\0';
+	if (from_metadata)
+		fd = (int)syscall(SYS_openat2, AT_FDCWD, parent, &how, sizeof(how));
+	else
+		fd = open(parent, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		snprintf(err, errlen, "%s: %s%s", parent, strerror(errno),
+			 from_metadata && errno == ELOOP ?
+			 " (a symlink in the original path: restore with --to)" : "");
+	return fd;
+}
+
 int quarantine_restore(int dirfd, const struct quarantine_entry *e,
 		       const char *to, int replace, char *err, size_t errlen)
 {
 	const char *target = to ? to : e->path;
-	char *tmp = NULL;
+	char tmp[QUARANTINE_ID_MAX + 8], base[NAME_MAX + 1];
 	struct timespec times[2] = { e->atime, e->mtime };
-	int in, out = -1, rc = -1;
-	size_t tlen = strlen(target) + 32;
+	int in, pfd, out = -1, rc = -1;
 
 	in = openat(dirfd, e->id, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (in < 0) {
 		snprintf(err, errlen, "%s: content: %s", e->id, strerror(errno));
+		return -1;
+	}
+	pfd = open_parent(target, !to, base, sizeof(base), err, errlen);
+	if (pfd < 0) {
+		close(in);
 		return -1;
 	}
 	/*
@@ -455,13 +561,8 @@ int quarantine_restore(int dirfd, const struct quarantine_entry *e,
 	 * owner and mode before it gets the name: never visible half-written
 	 * or with the wrong owner.
 	 */
-	tmp = malloc(tlen);
-	if (!tmp) {
-		snprintf(err, errlen, "out of memory");
-		goto out;
-	}
-	snprintf(tmp, tlen, "%s.dzq-%s", target, e->id + strlen(e->id) - 8);
-	out = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	snprintf(tmp, sizeof(tmp), ".dzq-%s", e->id);
+	out = openat(pfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (out < 0) {
 		snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
 		goto out;
@@ -477,8 +578,7 @@ int quarantine_restore(int dirfd, const struct quarantine_entry *e,
 			 strerror(errno));
 		goto fail;
 	}
-	if (replace ? rename(tmp, target) : renameat2(AT_FDCWD, tmp, AT_FDCWD, target,
-						      RENAME_NOREPLACE)) {
+	if (renameat2(pfd, tmp, pfd, base, replace ? 0 : RENAME_NOREPLACE)) {
 		snprintf(err, errlen, "%s: %s%s", target, strerror(errno),
 			 errno == EEXIST ? " (--force replaces it)" : "");
 		goto fail;
@@ -486,12 +586,12 @@ int quarantine_restore(int dirfd, const struct quarantine_entry *e,
 	rc = 0;
 	goto out;
 fail:
-	unlink(tmp);
+	unlinkat(pfd, tmp, 0);
 out:
 	if (out >= 0)
 		close(out);
+	close(pfd);
 	close(in);
-	free(tmp);
 	return rc;
 }
 
@@ -504,13 +604,18 @@ int quarantine_delete(int dirfd, const char *id, char *err, size_t errlen)
 		return -1;
 	}
 	snprintf(name, sizeof(name), "%s" META_SUFFIX, id);
-	if (unlinkat(dirfd, name, 0)) {
+	if (faccessat(dirfd, name, F_OK, AT_SYMLINK_NOFOLLOW)) {
 		snprintf(err, errlen, "%s: %s", id,
 			 errno == ENOENT ? "no such entry in the quarantine" : strerror(errno));
 		return -1;
 	}
+	/* the content first: an entry is listed as long as its metadata is */
 	if (unlinkat(dirfd, id, 0) && errno != ENOENT) {
 		snprintf(err, errlen, "%s: content: %s", id, strerror(errno));
+		return -1;
+	}
+	if (unlinkat(dirfd, name, 0)) {
+		snprintf(err, errlen, "%s: %s", id, strerror(errno));
 		return -1;
 	}
 	return 0;

@@ -103,8 +103,10 @@ static int cmd_list(int dirfd, const struct opts *o)
 			t = (time_t)e.quarantined;
 			gmtime_r(&t, &tm);
 			strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
-			printf("%-26s %-20s %10llu  %-30s ", e.id, when,
-			       (unsigned long long)e.size, e.signature);
+			printf("%-26s %-20s %10llu  ", e.id, when, (unsigned long long)e.size);
+			/* a clamd over TCP names the signature: text from outside */
+			print_escaped(e.signature);
+			putchar(' ');
 			print_escaped(e.path);
 			putchar('\n');
 		}
@@ -135,9 +137,11 @@ static int cmd_show(int dirfd, char **ids, int n)
 		}
 		printf("id: %s\npath: ", e.id);
 		print_escaped(e.path);
-		printf("\nsignature: %s\nowner: %u:%u\nmode: %04o\nsize: %llu\n"
+		printf("\nsignature: ");
+		print_escaped(e.signature);
+		printf("\nowner: %u:%u\nmode: %04o\nsize: %llu\n"
 		       "mtime: %lld.%09ld\nquarantined: %lld\npid: %d\naction: %s\n\n",
-		       e.signature, (unsigned int)e.uid, (unsigned int)e.gid,
+		       (unsigned int)e.uid, (unsigned int)e.gid,
 		       (unsigned int)e.mode, (unsigned long long)e.size,
 		       (long long)e.mtime.tv_sec, e.mtime.tv_nsec,
 		       (long long)e.quarantined, (int)e.pid,

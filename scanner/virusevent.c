@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -23,6 +24,8 @@
 #include "virusevent.h"
 
 #define VE_QUEUE_MAX 256
+/* Files quarantined lately, not copied again for every open. */
+#define VE_RECENT_MAX 64
 #define VE_SIG_MAX 256
 
 struct ve_item {
@@ -53,6 +56,15 @@ struct virusevent {
 	unsigned int nrunners;
 	struct ve_runner *runners;
 	atomic_uint_fast64_t run, dropped, quarantined, quarantine_failed;
+	/* under lock: the file as it was quarantined, and its id */
+	struct {
+		dev_t dev;
+		ino_t ino;
+		off_t size;
+		struct timespec mtime, ctime;
+		char id[QUARANTINE_ID_MAX];
+	} recent[VE_RECENT_MAX];
+	unsigned int nrecent, next_recent;
 };
 
 extern char **environ;
@@ -62,6 +74,77 @@ static char *env_entry(char *buf, size_t size, const char *name, const char *val
 {
 	snprintf(buf, size, "%s=%s", name, value);
 	return buf;
+}
+
+static int same_version(const struct virusevent *ve, unsigned int i, const struct stat *st)
+{
+	return ve->recent[i].dev == st->st_dev && ve->recent[i].ino == st->st_ino &&
+	       ve->recent[i].size == st->st_size &&
+	       ve->recent[i].mtime.tv_sec == st->st_mtim.tv_sec &&
+	       ve->recent[i].mtime.tv_nsec == st->st_mtim.tv_nsec &&
+	       ve->recent[i].ctime.tv_sec == st->st_ctim.tv_sec &&
+	       ve->recent[i].ctime.tv_nsec == st->st_ctim.tv_nsec;
+}
+
+/*
+ * A file opened again and again (the verdict of a deny is not always
+ * remembered) is copied once: a copy of this very version was made
+ * lately.  1 with its id (empty while that copy is in progress), or 0
+ * with the file now recorded as being copied.  A move is never skipped:
+ * the file is still there to remove.
+ */
+static int copy_mode_seen(struct virusevent *ve, const struct ve_item *it,
+			  enum quarantine_mode mode, char id[QUARANTINE_ID_MAX])
+{
+	struct stat st;
+	unsigned int slot;
+
+	if (mode != QUARANTINE_COPY || fstat(it->fd, &st))
+		return 0;
+	pthread_mutex_lock(&ve->lock);
+	for (unsigned int i = 0; i < ve->nrecent; i++) {
+		if (same_version(ve, i, &st)) {
+			memcpy(id, ve->recent[i].id, QUARANTINE_ID_MAX);
+			pthread_mutex_unlock(&ve->lock);
+			log_info("%s: quarantined already%s%s", it->path, id[0] ? " as " : "", id);
+			return 1;
+		}
+	}
+	slot = ve->next_recent;
+	ve->next_recent = (ve->next_recent + 1) % VE_RECENT_MAX;
+	if (ve->nrecent < VE_RECENT_MAX)
+		ve->nrecent++;
+	ve->recent[slot].dev = st.st_dev;
+	ve->recent[slot].ino = st.st_ino;
+	ve->recent[slot].size = st.st_size;
+	ve->recent[slot].mtime = st.st_mtim;
+	ve->recent[slot].ctime = st.st_ctim;
+	ve->recent[slot].id[0] = '\0';
+	pthread_mutex_unlock(&ve->lock);
+	return 0;
+}
+
+/*
+ * The copy's id, for the next open of the same version; id NULL: the
+ * copy failed, and the next open tries again.
+ */
+static void copy_mode_done(struct virusevent *ve, const struct ve_item *it,
+			   const char *id)
+{
+	struct stat st;
+
+	if (fstat(it->fd, &st))
+		return;
+	pthread_mutex_lock(&ve->lock);
+	for (unsigned int i = 0; i < ve->nrecent; i++) {
+		if (!same_version(ve, i, &st) || ve->recent[i].id[0])
+			continue;
+		if (id)
+			memcpy(ve->recent[i].id, id, QUARANTINE_ID_MAX);
+		else
+			memset(&ve->recent[i], 0, sizeof(ve->recent[i]));
+	}
+	pthread_mutex_unlock(&ve->lock);
 }
 
 /*
@@ -79,14 +162,20 @@ static void quarantine_one(struct virusevent *ve, const struct ve_item *it,
 	id[0] = '\0';
 	if (mode == QUARANTINE_MOVE && !ve->cfg->prevention)
 		mode = QUARANTINE_COPY;
+	if (copy_mode_seen(ve, it, mode, id))
+		return;
 	if (quarantine_file(ve->quarantine_fd, mode, it->fd, it->path, it->sig,
 			    it->pid, id, &removed, err, sizeof(err))) {
 		atomic_fetch_add(&ve->quarantine_failed, 1);
 		log_error("quarantine of %s (%s) failed: %s", it->path, it->sig, err);
 		id[0] = '\0';
+		if (mode == QUARANTINE_COPY)
+			copy_mode_done(ve, it, NULL);
 		return;
 	}
 	atomic_fetch_add(&ve->quarantined, 1);
+	if (mode == QUARANTINE_COPY)
+		copy_mode_done(ve, it, id);
 	if (mode == QUARANTINE_MOVE && !removed)
 		log_warning("%s: quarantined as %s, but still there: %s", it->path, id, err);
 	else
@@ -263,7 +352,7 @@ void virusevent_queue(struct virusevent *ve, int fd, const char *path,
 	 * The worker's fd is closed once the verdict is written: the
 	 * quarantine gets its own, to copy after the open was denied.
 	 */
-	if (ve->quarantine_fd >= 0) {
+	if (ve->quarantine_fd >= 0 && fd >= 0) {
 		qfd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
 		if (qfd < 0) {
 			atomic_fetch_add(&ve->quarantine_failed, 1);
@@ -276,7 +365,7 @@ void virusevent_queue(struct virusevent *ve, int fd, const char *path,
 	if (ve->count == VE_QUEUE_MAX || ve->stopping) {
 		pthread_mutex_unlock(&ve->lock);
 		atomic_fetch_add(&ve->dropped, 1);
-		log_warning("virus_event: %u detections waiting already; not run for %s",
+		log_warning("%u detections waiting already; no quarantine or virus_event for %s",
 			    VE_QUEUE_MAX, path);
 		if (qfd >= 0) {
 			close(qfd);

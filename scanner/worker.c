@@ -104,7 +104,11 @@ static const char *error_verdict_name(const struct config *cfg)
 	return cfg->prevention ? "deny" : "allow (report only)";
 }
 
-/* A detection: logged, and its quarantine and virus_event queued. */
+/*
+ * A detection: logged, and its quarantine and virus_event queued.  fd -1:
+ * nothing to quarantine (a file only refused by a limit or for being
+ * encrypted is no proven malware, and could be any size).
+ */
 static void detected(struct scanner *sc, int fd, struct event_path *path, pid_t pid,
 		     const char *sig, const char *action, const char *server)
 {
@@ -150,7 +154,7 @@ static enum verdict error_verdict(struct scanner *sc)
  * libclamav's name of the limit or format): never clean, so never cached;
  * alert_exceeds_max or alert_encrypted decides.
  */
-static enum verdict partial_verdict(struct scanner *sc, int fd, enum scan_result res,
+static enum verdict partial_verdict(struct scanner *sc, enum scan_result res,
 				    const char *what, const char *server,
 				    struct event_path *path, pid_t pid)
 {
@@ -162,7 +166,7 @@ static enum verdict partial_verdict(struct scanner *sc, int fd, enum scan_result
 	atomic_fetch_add(encrypted ? &sc->stats.encrypted : &sc->stats.exceeds_max, 1);
 	if (alert) {
 		v = deny(sc, &action);
-		detected(sc, fd, path, pid, what, action, server);
+		detected(sc, -1, path, pid, what, action, server);
 		return v;
 	}
 	log_notice("%s: not fully scanned (%s%s%s); allowed by %s = no",
@@ -247,7 +251,7 @@ enum verdict scanner_decide(struct scanner *sc, int fd, struct event_path *path,
 		log_debug("%s: not scanned (%jd bytes > max_file_size %" PRIu64 ")",
 			  event_path_name(path), (intmax_t)st.st_size,
 			  cfg->limits.max_file_size);
-		return partial_verdict(sc, fd, SCAN_EXCEEDS_MAX, ENGINE_SIG_MAX_FILE_SIZE,
+		return partial_verdict(sc, SCAN_EXCEEDS_MAX, ENGINE_SIG_MAX_FILE_SIZE,
 				       NULL, path, pid);
 	}
 	if (cfg->cache_size && !kernel_remembers(sc)) {
@@ -299,7 +303,7 @@ enum verdict scanner_decide(struct scanner *sc, int fd, struct event_path *path,
 	}
 	case SCAN_EXCEEDS_MAX:
 	case SCAN_ENCRYPTED:
-		return partial_verdict(sc, fd, res, ans.sig, ans.server, path, pid);
+		return partial_verdict(sc, res, ans.sig, ans.server, path, pid);
 	case SCAN_ERROR:
 	default:
 		log_warning("%s: scan error: %s; verdict %s", event_path_name(path),

@@ -216,6 +216,9 @@ expect out '^dazukofs_group_events_total\{group="scan-1"\} 0$'
 grep -q '^dazukofs_events_total' "$T/out" && { echo "FAIL: stats GROUP --format prometheus has the totals"; fails=$((fails + 1)); }
 run 2 stats --format xml;	oneline; expect err "--format takes table, json or prometheus, not 'xml'"
 run 2 stats --format;		oneline
+run 2 stats --format prometheus --watch 1;	oneline; expect err 'run it again instead of --watch'
+run 2 stats --format prometheus --json;	oneline; expect err 'two formats, prometheus and json'
+run 0 stats --json --format json
 run 0 stats --json --watch 1 --count 2
 [ "$(grep -c '^{"total"' "$T/out")" = 2 ] || { echo "FAIL: --watch --count 2 --json"; fails=$((fails + 1)); }
 run 0 stats scan-1 --watch 1 --count 2

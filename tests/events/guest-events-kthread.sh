@@ -84,7 +84,11 @@ is_kthread() {
 # read_client FILE TAG: cat FILE from the SMB mount in the background; its
 # exit status and stderr go to $OUT/TAG.rc and $OUT/TAG.err
 read_client() {
-	( cat "$SMB/$1" >/dev/null 2>"$OUT/$2.err"; echo $? >"$OUT/$2.rc" ) &
+	( cat "$SMB/$1" >/dev/null 2>"$OUT/$2.err" &
+	  echo $! >"$OUT/$2.pid"
+	  wait $!
+	  echo $? >"$OUT/$2.rc" ) &
+	dz_wait_for 10 "the client's pid" test -s "$OUT/$2.pid"
 }
 
 # 1. a worker answers deny; every event's opener is a kernel thread
@@ -125,7 +129,7 @@ echo 0 > "$GC/timeout_ms"
 w0=$(cat "$GS/waiting")
 read_client f3 c3
 dz_wait_for 60 "ksmbd's open waiting for the group" dz_value_is "$GS/waiting" $((w0 + 1)) || fail "no waiting open"
-pkill -9 -x cat
+kill -9 "$(cat "$OUT/c3.pid")"
 dz_wait_for 30 "the killed client reaped" test -e "$OUT/c3.rc" || fail "the client was not reaped"
 cat "$GS/waiting" | grep -qx $((w0 + 1)) || fail "the waiting open went away with the client"
 rmdir "$GC"

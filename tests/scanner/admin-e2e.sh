@@ -280,8 +280,12 @@ assert not bad and e["signature"].startswith("Dazukofs.Test.EICAR"), (bad, e)
 	expect_denied "$M/eicar.com"
 	wait_log 30 "$LOG" "eicar.com: quarantined as [0-9A-Za-z-]*\$"
 	[ -e "$M/eicar.com" ] || fail "copy removed the file"
-	stop_scanner
 	id=$(only_id)
+	# opened again, unchanged: not copied again
+	expect_denied "$M/eicar.com"
+	wait_log 30 "$LOG" "eicar.com: quarantined already as $id"
+	only_id >/dev/null
+	stop_scanner
 	err=$(qt restore "$id" 2>&1) && fail "restore over an existing file succeeded"
 	case $err in *"File exists (--force replaces it)"*) ;; *) fail "restore: $err" ;; esac
 	qt restore --keep --to "$W/restored.com" "$id" >/dev/null || fail "restore --to"
@@ -298,6 +302,19 @@ assert not bad and e["signature"].startswith("Dazukofs.Test.EICAR"), (bad, e)
 	stop_scanner
 	qt delete "$(only_id)"
 	pass "report only: move copies"
+
+	# a file only refused by a limit is no proven malware: not quarantined
+	# (else any user could fill the disk with one sparse file)
+	head -c 4096 /dev/zero > "$M/big.bin"
+	rm -f "$W/qid"
+	start_scanner --quarantine copy --quarantine-dir "$Q" --max-file-size 1K \
+		--virus-event "$W/event.sh $W/qid"
+	expect_denied "$M/big.bin"
+	wait_for 30 "virus_event for big.bin" test -e "$W/qid"
+	[ ! -s "$W/qid" ] || fail "big.bin quarantined as $(cat "$W/qid")"
+	[ -z "$(ls "$Q")" ] || fail "big.bin quarantined: $(ls "$Q")"
+	stop_scanner
+	pass "copy: one copy for repeated opens; a file refused by a limit is not quarantined"
 
 	# bad input: clear errors, nothing touched
 	for bad in "../x" "a/b" ""; do

@@ -39,6 +39,7 @@ mkdir -p "$OUT"
 cleanup() {
 	[ -n "$PID" ] && kill -9 "$PID" 2>/dev/null && wait "$PID" 2>/dev/null
 	[ -d /sys/kernel/config/dazukofs/$G ] && rmdir /sys/kernel/config/dazukofs/$G
+	umount /mnt/scan-self 2>/dev/null && umount /mnt/scan-self 2>/dev/null
 	umount "$M" 2>/dev/null
 	umount "$L" 2>/dev/null
 	rmmod dazukofs 2>/dev/null
@@ -255,13 +256,24 @@ wait_log 30 "$LOG" "$L/q.com: quarantined as [0-9A-Za-z-]* and removed"
 [ ! -e "$L/q.com" ] && [ ! -e "$M/q.com" ] || fail "quarantine = move left q.com"
 QT="${DAZUKOFS_BUILD:?}/scanner/dazuko-quarantine"
 "$QT" -d /tmp/scan-quarantine list | grep -q " $L/q.com\$" || fail "dazuko-quarantine list: $("$QT" -d /tmp/scan-quarantine list)"
+# a mount over its own lower (the usual form): the event's path, the
+# lower's, now names the dazukofs inode (another st_dev), and is removed
+S=/mnt/scan-self
+mkdir -p "$S"
+mount -t tmpfs -o size=4m scan-self "$S" || fail "mount tmpfs $S"
+make_eicar "$S/q2.com"
+mount -t dazukofs "$S" "$S" || fail "mount -t dazukofs $S $S"
+expect_denied "$S/q2.com"
+wait_log 30 "$LOG" "$S/q2.com: quarantined as [0-9A-Za-z-]* and removed"
+[ ! -e "$S/q2.com" ] || fail "quarantine = move left q2.com on a mount over itself"
+umount "$S" && umount "$S" || fail "umount $S"
 kill -TERM "$PID"
 wait "$PID" || fail "scanner exited with $? after SIGTERM"
 PID=
-qid=$("$QT" -d /tmp/scan-quarantine list --json | sed -n 's/.*"id": *"\([^"]*\)".*/\1/p')
+qid=$("$QT" -d /tmp/scan-quarantine list | awk -v p="$L/q.com" '$NF == p { print $1 }')
 "$QT" -d /tmp/scan-quarantine restore "$qid" >/dev/null || fail "restore $qid"
 [ "$(stat -c '%u:%g %a' "$M/q.com")" = "4321:4321 604" ] || fail "restored: $(stat -c '%u:%g %a' "$M/q.com")"
-pass "quarantine = move on dazukofs: denied, removed from the lower, restored with owner and mode"
+pass "quarantine = move on dazukofs (also mounted over itself): denied, removed, restored with owner and mode"
 
 umount "$M" || fail "umount $M"
 umount "$L"

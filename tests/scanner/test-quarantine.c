@@ -134,6 +134,11 @@ static void test_ids(void **state)
 	assert_false(quarantine_id_valid("a/b"));
 	assert_false(quarantine_id_valid("a.json"));
 	assert_false(quarantine_id_valid("0123456789012345678901234567890123"));
+	/* only what the scanner makes: short ids once read out of bounds */
+	assert_false(quarantine_id_valid("abc"));
+	assert_false(quarantine_id_valid("20261205T051200Z-0123ABCD"));
+	assert_false(quarantine_id_valid("20261205T051200Z-0123abc"));
+	assert_false(quarantine_id_valid("20261205x051200Z-0123abcd"));
 	assert_int_equal(quarantine_mode_parse("move"), QUARANTINE_MOVE);
 	assert_int_equal(quarantine_mode_parse("copy"), QUARANTINE_COPY);
 	assert_int_equal(quarantine_mode_parse("no"), QUARANTINE_NO);
@@ -153,6 +158,49 @@ static void test_dir_refused(void **state)
 	assert_non_null(strstr(err, "mode 0755"));
 	assert_int_equal(quarantine_open_dir("relative", 1, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "not an absolute path"));
+}
+
+/*
+ * The owner of a quarantined file's directory turns it into a symlink to
+ * a place of root's: the restore (by root) must not follow it there.
+ */
+static void test_restore_no_symlink(void **state)
+{
+	struct fixture *f = *state;
+	char d[256], path[PATH_MAX], victim[256], moved[256];
+	char id[QUARANTINE_ID_MAX], err[512];
+	struct quarantine_entry e;
+	int fd, removed;
+
+	snprintf(d, sizeof(d), "%s/d", f->top);
+	snprintf(victim, sizeof(victim), "%s/victim", f->top);
+	snprintf(moved, sizeof(moved), "%s/d.away", f->top);
+	assert_int_equal(mkdir(d, 0755), 0);
+	assert_int_equal(mkdir(victim, 0755), 0);
+	snprintf(path, sizeof(path), "%s/x.sh", d);
+	write_file(path, "payload");
+	fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(quarantine_file(f->qfd, QUARANTINE_MOVE, fd, path, "Sig", 1,
+					 id, &removed, err, sizeof(err)), 0);
+	close(fd);
+	assert_int_equal(removed, 1);
+	assert_int_equal(rename(d, moved), 0);
+	assert_int_equal(symlink(victim, d), 0);
+	assert_int_equal(quarantine_load(f->qfd, id, &e, err, sizeof(err)), 0);
+	assert_int_equal(quarantine_restore(f->qfd, &e, NULL, 1, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "symlink in the original path"));
+	snprintf(path, sizeof(path), "%s/x.sh", victim);
+	assert_int_equal(access(path, F_OK), -1);
+	/* the directory back: restored, and not over an existing file */
+	assert_int_equal(unlink(d), 0);
+	assert_int_equal(rename(moved, d), 0);
+	assert_int_equal(quarantine_restore(f->qfd, &e, NULL, 0, err, sizeof(err)), 0);
+	snprintf(path, sizeof(path), "%s/x.sh", d);
+	assert_int_equal(access(path, F_OK), 0);
+	assert_int_equal(quarantine_restore(f->qfd, &e, NULL, 0, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "--force replaces it"));
+	quarantine_entry_free(&e);
 }
 
 /* Malformed metadata is an error, not a crash or a half entry. */
@@ -179,6 +227,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_odd_path_round_trip, setup, teardown),
 		cmocka_unit_test(test_ids),
 		cmocka_unit_test_setup_teardown(test_dir_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_restore_no_symlink, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_malformed_metadata, setup, teardown),
 	};
 
