@@ -138,7 +138,7 @@ static void prom_latency(const char *prefix, const struct row *r, const char *la
 		s->latency_le_100us, s->latency_le_1ms, s->latency_le_10ms,
 		s->latency_le_100ms, s->latency_le_1s, s->latency_gt_1s,
 	};
-	char le[96];
+	char le[128];	/* the label set, and le="..." */
 	ull cum = 0;
 
 	for (size_t i = 0; i < sizeof(buckets) / sizeof(buckets[0]); i++) {

@@ -51,7 +51,9 @@ static int serves_group(int fd, const char *group, char *other, size_t size)
 
 DZ_EXPORT dazukofs_handle_t dazukofs_open(const char *group, int flags)
 {
-	char what[128], path[DZ_PATH_MAX], other[DAZUKOFS_GROUP_NAME_MAX + 16];
+	/* the name as the ioctl gives it, quoted, and " (removed)" */
+	char other[sizeof(((struct dazukofs_group_ident *)0)->name) + 16];
+	char what[128], path[DZ_PATH_MAX];
 	struct dazukofs_handle *h;
 	int id, fd, serves, tries = 0, oflags = O_RDWR | O_CLOEXEC;
 
