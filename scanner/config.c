@@ -16,6 +16,7 @@
 #include "clamdconf.h"
 #include "config.h"
 #include "log.h"
+#include "metrics.h"
 #include "quarantine.h"
 
 #define DAZUKOFS_GROUP_NAME_MAX 64
@@ -74,6 +75,7 @@ void config_init(struct config *cfg)
 	cfg->stream_max_length = 100ULL << 20;	/* clamd's default */
 	cfg->clamd_timeout_ms = CLAMD_TIMEOUT_DEFAULT_MS;
 	cfg->clamd_retry_ms = CLAMD_RETRY_DEFAULT_MS;
+	cfg->metrics_interval = METRICS_INTERVAL_DEFAULT;
 }
 
 static void list_free(struct str_list *l)
@@ -98,6 +100,7 @@ void config_free(struct config *cfg)
 	list_free(&cfg->exclude_exes);
 	list_free(&cfg->virus_event);
 	free(cfg->quarantine_dir);
+	free(cfg->metrics_file);
 	free(cfg->exclude_uids.v);
 	memset(cfg, 0, sizeof(*cfg));
 }
@@ -487,6 +490,30 @@ static int set_events(struct config *cfg, const char *value, char *err, size_t e
 	return 0;
 }
 
+/*
+ * node_exporter's textfile collector reads *.prom files only: another
+ * name would be written and never scraped, silently.  Empty: none (to
+ * turn off a config file's on the command line).
+ */
+static int set_metrics_file(struct config *cfg, const char *value, char *err,
+			    size_t errlen)
+{
+	size_t n = strlen(value), sn = strlen(METRICS_SUFFIX);
+
+	if (!n) {
+		free(cfg->metrics_file);
+		cfg->metrics_file = NULL;
+		return 0;
+	}
+	/* a name before the suffix: "/dir/.prom" is a hidden file */
+	if (value[0] != '/' || n <= sn + 1 || strcmp(value + n - sn, METRICS_SUFFIX) ||
+	    value[n - sn - 1] == '/' || n + 16 >= PATH_MAX)
+		FAIL("metrics_file: '%s' is not an absolute path of a file named *%s (node_exporter's textfile collector reads only those), e.g. %s/dazuko-clamscan%s",
+		     value, METRICS_SUFFIX, METRICS_TEXTFILE_DIR, METRICS_SUFFIX);
+	set_str(&cfg->metrics_file, value);
+	return 0;
+}
+
 /* How a setting's value is read and where it goes. */
 enum kind {
 	KIND_BOOL,	/* int: yes|no, 1|0, true|false, on|off */
@@ -567,6 +594,9 @@ static const char *const source_names[] = {
 static const char *const backend_names[] = {
 	[BACKEND_LIBCLAMAV] = "libclamav", [BACKEND_CLAMD] = "clamd", NULL
 };
+
+#define STRINGIFY_(x) #x
+#define STRINGIFY(x) STRINGIFY_(x)
 
 /* In --help's order. */
 static const struct setting settings[] = {
@@ -679,6 +709,14 @@ static const struct setting settings[] = {
 	{ .key = "clamd_retry_ms", .arg = "MS", UINT(clamd_retry_ms, 1, TIMEOUT_MS_MAX),
 	  .what = "a number of milliseconds",
 	  .help = "a failed clamd is retried after (default 10000)" },
+	{ .key = "metrics_file", .arg = "PATH", FUNC(set_metrics_file),
+	  .help = "write Prometheus metrics to PATH (*.prom, e.g. in\n"
+		  METRICS_TEXTFILE_DIR "/;\n"
+		  "default none)" },
+	{ .key = "metrics_interval", .arg = "SECONDS",
+	  UINT(metrics_interval, 1, METRICS_INTERVAL_MAX), .what = "a number of seconds",
+	  .help = "how often metrics_file is written (default "
+		  STRINGIFY(METRICS_INTERVAL_DEFAULT) ")" },
 	{ .key = "foreground", .letter = 'f', BOOL(foreground),
 	  .help = "do not detach (always so under systemd)" },
 	{ .key = "check_config", OPTION(ACT_CHECK),

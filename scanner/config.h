@@ -122,6 +122,8 @@ struct config {
 	unsigned int clamd_timeout_ms;	/* one request to one server */
 	int clamd_timeout_set;		/* given, not derived from timeout_ms */
 	unsigned int clamd_retry_ms;	/* a failed server is out this long */
+	char *metrics_file;		/* Prometheus text file (metrics.h); NULL: none */
+	unsigned int metrics_interval;	/* seconds between its writes */
 };
 
 void config_init(struct config *cfg);

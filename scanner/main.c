@@ -27,6 +27,7 @@
 #include "dbwatch.h"
 #include "engine.h"
 #include "log.h"
+#include "metrics.h"
 #include "quarantine.h"
 #include "source.h"
 #include "worker.h"
@@ -55,6 +56,7 @@ struct app {
 	int sig_fd, timer_fd;
 	int self_check_fd;	/* timerfd of self_check, -1: none */
 	uint64_t watchdog_usec;
+	struct metrics metrics;	/* metrics_file's writer */
 };
 
 #define STATS_LINE_MAX 768
@@ -412,6 +414,7 @@ int main(int argc, char **argv)
 	};
 	int rc, status = 1, source_open = 0;
 	char err[CONFIG_ERR_MAX + 256];
+	double start_time = metrics_now();
 	struct engine *e;
 
 	config_init(&app.cfg);
@@ -550,6 +553,12 @@ int main(int argc, char **argv)
 		log_error("self_check timerfd: %s", strerror(errno));
 		goto out_workers;
 	}
+	if (app.cfg.metrics_file &&
+	    metrics_start(&app.metrics, app.cfg.metrics_file, app.cfg.metrics_interval,
+			  &app.sc.stats, start_time, err, sizeof(err))) {
+		log_error("%s", err);
+		goto out_workers;
+	}
 	log_notice("ready: source %s%s%s, %u workers, backend %s%s%s",
 		   app.source.ops->name, app.cfg.source == SOURCE_DAZUKOFS ? " group " : " mount ",
 		   app.cfg.source == SOURCE_DAZUKOFS ? app.cfg.group : app.cfg.fanotify_mount,
@@ -567,6 +576,8 @@ out_workers:
 	if (app.reload.running)
 		pthread_join(app.reload.thread, NULL);
 	log_stats(&app);
+	/* after the workers: the last counts, with up 0 */
+	metrics_stop(&app.metrics);
 out_source:
 	if (source_open)
 		app.source.ops->close(&app.source);

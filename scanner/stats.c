@@ -5,6 +5,15 @@
 
 #include "stats.h"
 
+const uint64_t stats_latency_bounds_us[STATS_LATENCY_BUCKETS - 1] = {
+	STATS_LATENCY_BOUNDS_US
+};
+
+_Static_assert(sizeof((uint64_t[]){ STATS_LATENCY_BOUNDS_US }) ==
+	       sizeof(stats_latency_bounds_us), "STATS_LATENCY_BUCKETS is the bounds' number + 1");
+_Static_assert(sizeof(atomic_uint_fast64_t) == sizeof(uint64_t),
+	       "stats_init and stats_snapshot walk both structs as arrays");
+
 void stats_init(struct stats *s)
 {
 	atomic_uint_fast64_t *c = &s->events;
@@ -18,8 +27,19 @@ void stats_add_latency(struct stats *s, uint64_t us)
 	uint_fast64_t max = atomic_load(&s->latency_us_max);
 
 	atomic_fetch_add(&s->latency_us_sum, us);
+	atomic_fetch_add(&s->latency_bucket[stats_latency_bucket(us)], 1);
 	while (us > max && !atomic_compare_exchange_weak(&s->latency_us_max, &max, us))
 		;
+}
+
+size_t stats_latency_bucket(uint64_t us)
+{
+	size_t i = 0;
+
+	/* 16 bounds: a binary search would not be faster */
+	while (i < STATS_LATENCY_BUCKETS - 1 && us > stats_latency_bounds_us[i])
+		i++;
+	return i;
 }
 
 void stats_scan_begin(struct stats *s)

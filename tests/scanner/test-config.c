@@ -690,6 +690,46 @@ static void test_table(void **state)
 	config_free(&cfg);
 }
 
+/* metrics_file: *.prom, absolute; metrics_interval: 1 to 3600 seconds */
+static void test_metrics(void **state)
+{
+	static const struct {
+		const char *text, *hint;
+	} bad[] = {
+		{ "metrics_interval = 0\n", "metrics_interval: '0' is not a number of seconds from 1 to 3600" },
+		{ "metrics_interval = 3601\n", "metrics_interval: '3601' is not a number of seconds from 1 to 3600" },
+		{ "metrics_interval = 5s\n", "metrics_interval: '5s'" },
+		{ "metrics_file = rel/x.prom\n", "metrics_file: 'rel/x.prom' is not an absolute path of a file named *.prom" },
+		{ "metrics_file = /var/lib/x.txt\n", "metrics_file: '/var/lib/x.txt' is not an absolute path" },
+		{ "metrics_file = /var/lib/x.prom/\n", "metrics_file: '/var/lib/x.prom/'" },
+		{ "metrics_file = /.prom\n", NULL },
+	};
+	char err[CONFIG_ERR_MAX] = "";
+	struct config cfg;
+
+	(void)state;
+	config_init(&cfg);
+	assert_null(cfg.metrics_file);
+	assert_int_equal(cfg.metrics_interval, 15);
+	assert_int_equal(load(&cfg, "metrics_file = /var/lib/prometheus/node-exporter/d.prom\n"
+			      "metrics_interval = 3600\n", err, sizeof(err)), 0);
+	assert_string_equal(cfg.metrics_file, "/var/lib/prometheus/node-exporter/d.prom");
+	assert_int_equal(cfg.metrics_interval, 3600);
+	/* the command line's empty value turns the file's off */
+	assert_int_equal(config_set(&cfg, "metrics-file", "", err, sizeof(err)), 0);
+	assert_null(cfg.metrics_file);
+	config_free(&cfg);
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		config_init(&cfg);
+		if (!load(&cfg, bad[i].text, err, sizeof(err)))
+			fail_msg("accepted: %s", bad[i].text);
+		if (bad[i].hint && !strstr(err, bad[i].hint))
+			fail_msg("for %s: '%s' lacks '%s'", bad[i].text, err, bad[i].hint);
+		config_free(&cfg);
+	}
+}
+
 static void test_help(void **state)
 {
 	char err[CONFIG_ERR_MAX] = "";
@@ -722,6 +762,7 @@ int main(void)
 		cmocka_unit_test(test_command_line),
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_help),
+		cmocka_unit_test(test_metrics),
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_backend),
 	};
