@@ -2,10 +2,13 @@
 /* dazukofsctl stats: the counters as a table, JSON or Prometheus text, or live. */
 #include <errno.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <json-c/json.h>
 
 #include "ctl.h"
 
@@ -33,50 +36,80 @@ struct row {
 	int have_cache;		/* 0: a module without the verdict cache */
 };
 
-static void json_counters(const struct row *r, int group)
+static json_object *json_u64(uint64_t v)
 {
-	const struct dazukofs_stats *s = &r->s;
-
-	printf("{\"events\":%llu,\"allowed\":%llu,\"denied\":%llu,"
-	       "\"cancelled\":%llu,\"timeouts\":%llu,\"waiting\":%llu,"
-	       "\"in_hand\":%llu,\"readers\":%llu,",
-	       (ull)s->events, (ull)s->allowed, (ull)s->denied,
-	       (ull)s->cancelled, (ull)s->timeouts, (ull)s->waiting,
-	       (ull)s->in_hand, (ull)s->readers);
-	if (group)
-		printf("\"active\":%s,", s->active ? "true" : "false");
-	printf("\"latency\":{\"max_us\":%llu,\"le_100us\":%llu,\"le_1ms\":%llu,"
-	       "\"le_10ms\":%llu,\"le_100ms\":%llu,\"le_1s\":%llu,\"gt_1s\":%llu}",
-	       (ull)s->latency_max_us, (ull)s->latency_le_100us,
-	       (ull)s->latency_le_1ms, (ull)s->latency_le_10ms,
-	       (ull)s->latency_le_100ms, (ull)s->latency_le_1s,
-	       (ull)s->latency_gt_1s);
-	if (r->have_cache)
-		printf(",\"cache\":{\"hits\":%llu,\"misses\":%llu,"
-		       "\"invalidations\":%llu}", (ull)r->c.hits,
-		       (ull)r->c.misses, (ull)r->c.invalidations);
-	putchar('}');
+	return json_object_new_uint64(v);
 }
 
-/* rows[0] is the totals unless group is set. */
-static void print_json(const struct row *rows, int n, const char *group)
+/*
+ * One object of counters.  An allocation json-c fails is not checked
+ * object by object: json_object_object_add() aborts on a NULL object,
+ * which for a command-line tool out of memory is as good an end.
+ */
+static json_object *json_counters(const struct row *r, int group)
 {
+	const struct dazukofs_stats *s = &r->s;
+	json_object *o = json_object_new_object(), *lat, *cache;
+
+	json_object_object_add(o, "events", json_u64(s->events));
+	json_object_object_add(o, "allowed", json_u64(s->allowed));
+	json_object_object_add(o, "denied", json_u64(s->denied));
+	json_object_object_add(o, "cancelled", json_u64(s->cancelled));
+	json_object_object_add(o, "timeouts", json_u64(s->timeouts));
+	json_object_object_add(o, "waiting", json_u64(s->waiting));
+	json_object_object_add(o, "in_hand", json_u64(s->in_hand));
+	json_object_object_add(o, "readers", json_u64(s->readers));
+	if (group)
+		json_object_object_add(o, "active", json_object_new_boolean(s->active));
+	lat = json_object_new_object();
+	json_object_object_add(o, "latency", lat);
+	json_object_object_add(lat, "max_us", json_u64(s->latency_max_us));
+	json_object_object_add(lat, "le_100us", json_u64(s->latency_le_100us));
+	json_object_object_add(lat, "le_1ms", json_u64(s->latency_le_1ms));
+	json_object_object_add(lat, "le_10ms", json_u64(s->latency_le_10ms));
+	json_object_object_add(lat, "le_100ms", json_u64(s->latency_le_100ms));
+	json_object_object_add(lat, "le_1s", json_u64(s->latency_le_1s));
+	json_object_object_add(lat, "gt_1s", json_u64(s->latency_gt_1s));
+	if (r->have_cache) {
+		cache = json_object_new_object();
+		json_object_object_add(o, "cache", cache);
+		json_object_object_add(cache, "hits", json_u64(r->c.hits));
+		json_object_object_add(cache, "misses", json_u64(r->c.misses));
+		json_object_object_add(cache, "invalidations", json_u64(r->c.invalidations));
+	}
+	return o;
+}
+
+/*
+ * rows[0] is the totals unless group is set.  One line (--watch prints
+ * one object per line): json-c's plain form, '/' unescaped.
+ */
+static int print_json(const struct row *rows, int n, const char *group)
+{
+	json_object *top = json_object_new_object(), *groups;
+	const char *text;
 	int i;
 
 	if (group) {
-		printf("{\"group\":\"%s\",\"counters\":", group);
-		json_counters(&rows[0], 1);
-		puts("}");
-		return;
+		json_object_object_add(top, "group", json_object_new_string(group));
+		json_object_object_add(top, "counters", json_counters(&rows[0], 1));
+	} else {
+		json_object_object_add(top, "total", json_counters(&rows[0], 0));
+		groups = json_object_new_object();
+		json_object_object_add(top, "groups", groups);
+		for (i = 1; i < n; i++)
+			json_object_object_add(groups, rows[i].name, json_counters(&rows[i], 1));
 	}
-	printf("{\"total\":");
-	json_counters(&rows[0], 0);
-	printf(",\"groups\":{");
-	for (i = 1; i < n; i++) {
-		printf("%s\"%s\":", i > 1 ? "," : "", rows[i].name);
-		json_counters(&rows[i], 1);
+	text = json_object_to_json_string_ext(top, JSON_C_TO_STRING_PLAIN |
+					      JSON_C_TO_STRING_NOSLASHESCAPE);
+	if (!text) {
+		ctl_err("stats: out of memory making the JSON");
+		json_object_put(top);
+		return -1;
 	}
-	puts("}}");
+	puts(text);
+	json_object_put(top);
+	return 0;
 }
 
 enum stats_format { FORMAT_TABLE, FORMAT_JSON, FORMAT_PROMETHEUS };
@@ -387,12 +420,14 @@ int ctl_cmd_stats(const struct ctl *ctl, int argc, char **argv)
 			printf("dazukofs counters at %s (every %lu s)\n\n", when,
 			       watch);
 		}
-		if (format == FORMAT_JSON)
-			print_json(rows, n, group);
-		else if (format == FORMAT_PROMETHEUS)
+		if (format == FORMAT_JSON) {
+			if (print_json(rows, n, group))
+				return EXIT_PROBLEM;
+		} else if (format == FORMAT_PROMETHEUS) {
 			print_prometheus(rows, n, group);
-		else
+		} else {
 			print_table(rows, n, group);
+		}
 		fflush(stdout);
 		if (!watch || (count && done + 1 >= count))
 			break;

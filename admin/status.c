@@ -8,6 +8,9 @@
 #include <string.h>
 #include <time.h>
 
+#include <libmount.h>
+#include <linux/dazukofs.h>
+
 #include "ctl.h"
 
 #define MAX_GROUPS 256
@@ -24,58 +27,45 @@ static const char usage_status[] =
 
 typedef unsigned long long ull;
 
-/* Undo the octal escapes of /proc/self/mountinfo (\040 etc.) in place. */
-static void unescape(char *s)
-{
-	char *d = s;
-
-	for (; *s; s++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' &&
-		    s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
-			*d++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
-			s += 3;
-		} else {
-			*d++ = *s;
-		}
-	}
-	*d = '\0';
-}
-
-/* Print the dazukofs mounts; returns how many, or -1 if unreadable. */
+/*
+ * Print the dazukofs mounts; returns how many, or -1 if unreadable.
+ * ctl->mountinfo is /proc/self/mountinfo or the tests' file: libmount
+ * reads either, and undoes the escapes (\040).
+ */
 static int show_mounts(const struct ctl *ctl)
 {
-	char line[8192];
-	int n = 0;
-	FILE *fp = fopen(ctl->mountinfo, "r");
+	struct libmnt_table *tb = mnt_new_table();
+	struct libmnt_iter *it = mnt_new_iter(MNT_ITER_FORWARD);
+	struct libmnt_fs *fs;
+	int n = -1, rc;
 
-	if (!fp) {
-		ctl_err("cannot read the mounts: %s: %s", ctl->mountinfo,
-			strerror(errno));
-		return -1;
+	if (!tb || !it) {
+		ctl_err("cannot read the mounts: %s: %s", ctl->mountinfo, strerror(ENOMEM));
+		goto out;
 	}
-	while (fgets(line, sizeof(line), fp)) {
-		char *fields[64], *save = NULL, *tok, *sep;
-		int nf = 0, i;
+	rc = mnt_table_parse_file(tb, ctl->mountinfo);
+	if (rc) {
+		ctl_err("cannot read the mounts: %s: %s", ctl->mountinfo,
+			rc < 0 ? strerror(-rc) : "parse error");
+		goto out;
+	}
+	n = 0;
+	while (!mnt_table_next_fs(tb, it, &fs)) {
+		const char *type = mnt_fs_get_fstype(fs);
+		const char *src = mnt_fs_get_source(fs);
 
-		line[strcspn(line, "\n")] = '\0';
-		for (tok = strtok_r(line, " ", &save); tok && nf < 64;
-		     tok = strtok_r(NULL, " ", &save))
-			fields[nf++] = tok;
-		for (i = 6; i < nf && strcmp(fields[i], "-"); i++)
-			;
-		if (nf < 5 || i + 2 >= nf || strcmp(fields[i + 1], "dazukofs"))
+		if (!type || strcmp(type, DAZUKOFS_FS_TYPE))
 			continue;
-		sep = fields[i + 2];
-		unescape(fields[4]);
-		unescape(sep);
 		if (!n)
 			printf("mounts:\n");
-		printf("  %s (over %s)\n", fields[4], sep);
+		printf("  %s (over %s)\n", mnt_fs_get_target(fs), src ? src : "?");
 		n++;
 	}
-	fclose(fp);
 	if (!n)
 		printf("mounts: none\n");
+out:
+	mnt_free_iter(it);
+	mnt_unref_table(tb);
 	return n;
 }
 

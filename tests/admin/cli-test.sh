@@ -180,6 +180,9 @@ expect out '^VERDICT CACHE +HITS +MISSES +INVALIDATIONS'
 expect out '^\(total\) +115 +116 +117$'
 run 0 stats scan-1 --json
 expect out '^\{"group":"scan-1","counters":\{"events":0,"allowed":1,.*"active":true,"latency":\{"max_us":8,.*"cache":\{"hits":15,"misses":16,"invalidations":17\}\}\}$'
+# the whole line, byte for byte as the printf-made JSON was (now json-c's)
+[ "$(cat "$T/out")" = '{"group":"scan-1","counters":{"events":0,"allowed":1,"denied":2,"cancelled":3,"timeouts":0,"waiting":0,"in_hand":6,"readers":0,"active":true,"latency":{"max_us":8,"le_100us":9,"le_1ms":10,"le_10ms":11,"le_100ms":12,"le_1s":13,"gt_1s":14},"cache":{"hits":15,"misses":16,"invalidations":17}}}' ] ||
+	{ echo "FAIL: stats scan-1 --json changed: $(cat "$T/out")"; fails=$((fails + 1)); }
 run 0 stats --json
 expect out '^\{"total":\{"events":100,.*"groups":\{"plain":\{.*\},"scan-1":\{.*\}\}\}$'
 if command -v python3 >/dev/null; then
@@ -232,6 +235,17 @@ expect out '^module: loaded'
 expect out '^  /srv/my files \(over /srv/my files\)'
 expect out '^  scan-1 +id=0 readers=0 active'
 expect out '^status: ok'
+# libmount's reading: escapes undone (\134 backslash, \011 tab), optional
+# fields, a FUSE type named like the module's and no dazukofs mount
+printf '%s\n' '22 1 0:21 / /sys rw,nosuid - sysfs sysfs rw' \
+	'30 1 0:50 / /a\134b\011c rw shared:7 master:2 - dazukofs /x\040y rw' \
+	'31 1 0:51 / /fuse rw - fuse.dazukofs dz rw' >"$T/mountinfo2"
+DAZUKOFS_MOUNTINFO=$T/mountinfo2 run 0 status --interval 0
+expect out "^  /a\\\\b$(printf '\t')c \(over /x y\)$"
+[ "$(grep -c '^  /' "$T/out")" = 1 ] || { echo "FAIL: status counted other mounts: $(cat "$T/out")"; fails=$((fails + 1)); }
+printf '' >"$T/mountinfo2"
+DAZUKOFS_MOUNTINFO=$T/mountinfo2 run 0 status --interval 0
+expect out '^mounts: none$'
 # a group with opens waiting and no reader; a tracked group inactive
 echo 3 >"$DAZUKOFS_SYSFS/groups/plain/waiting"
 echo 0 >"$DAZUKOFS_SYSFS/groups/scan-1/active"
