@@ -5,6 +5,8 @@
 
 #include <stdio.h>
 
+#include <linux/dazukofs.h>
+
 #include "dazukofs.h"
 
 /* Exit statuses (dazukofsctl(8)). */

@@ -12,7 +12,6 @@
 
 #include "ctl.h"
 
-#define MAX_GROUPS 256
 
 static const char usage_main[] =
 	"Usage: dazukofsctl COMMAND [ARGS]\n"
@@ -165,19 +164,19 @@ static int group_add(const struct ctl *ctl, int argc, char **argv)
 			cfg.track = 1;
 		} else if (!strcmp(a, "--timeout")) {
 			if (ctl_number("--timeout", ++i < argc ? argv[i] : NULL,
-				       0, 86400000, &ms))
+				       0, DAZUKOFS_TIMEOUT_MS_MAX, &ms))
 				return EXIT_USAGE;
 			cfg.timeout_ms = (unsigned int)ms;
 		} else if (!strncmp(a, "--timeout=", 10)) {
-			if (ctl_number("--timeout", a + 10, 0, 86400000, &ms))
+			if (ctl_number("--timeout", a + 10, 0, DAZUKOFS_TIMEOUT_MS_MAX, &ms))
 				return EXIT_USAGE;
 			cfg.timeout_ms = (unsigned int)ms;
 		} else if (!strcmp(a, "--on-timeout") || !strncmp(a, "--on-timeout=", 13)) {
 			const char *v = a[12] == '=' ? a + 13 : (++i < argc ? argv[i] : NULL);
 
-			if (v && !strcmp(v, "allow")) {
+			if (v && !strcmp(v, DAZUKOFS_ACTION_NAME_ALLOW)) {
 				cfg.timeout_action = DAZUKOFS_ALLOW;
-			} else if (v && !strcmp(v, "deny")) {
+			} else if (v && !strcmp(v, DAZUKOFS_ACTION_NAME_DENY)) {
 				cfg.timeout_action = DAZUKOFS_DENY;
 			} else {
 				ctl_err("--on-timeout takes allow or deny%s%s%s",
@@ -252,12 +251,12 @@ static int group_del(const struct ctl *ctl, int argc, char **argv)
 
 static const char *action_name(int action)
 {
-	return action == DAZUKOFS_DENY ? "deny" : "allow";
+	return action == DAZUKOFS_DENY ? DAZUKOFS_ACTION_NAME_DENY : DAZUKOFS_ACTION_NAME_ALLOW;
 }
 
 static int group_list(const struct ctl *ctl, int argc, char **argv)
 {
-	static struct dazukofs_group_info infos[MAX_GROUPS];
+	static struct dazukofs_group_info infos[DAZUKOFS_MAX_GROUPS];
 	int i, n;
 
 	for (i = 0; i < argc; i++) {
@@ -268,11 +267,11 @@ static int group_list(const struct ctl *ctl, int argc, char **argv)
 		ctl_err("group list: unexpected argument '%s' (see --help)", argv[i]);
 		return EXIT_USAGE;
 	}
-	n = dazukofs_group_list(infos, MAX_GROUPS);
+	n = dazukofs_group_list(infos, DAZUKOFS_MAX_GROUPS);
 	if (n < 0)
 		return ctl_lib_fail(ctl, NULL);
-	if (n > MAX_GROUPS)
-		n = MAX_GROUPS;
+	if (n > DAZUKOFS_MAX_GROUPS)
+		n = DAZUKOFS_MAX_GROUPS;
 	printf("%-20s %4s %5s %10s %10s\n", "NAME", "ID", "TRACK", "TIMEOUT_MS",
 	       "ON_TIMEOUT");
 	for (i = 0; i < n; i++)
@@ -350,9 +349,9 @@ int main(int argc, char **argv)
 	struct dazukofs_paths paths = { 0 };
 	struct ctl ctl;
 
-	ctl.configfs = env_or("DAZUKOFS_CONFIGFS", "/sys/kernel/config/dazukofs");
-	ctl.sysfs = env_or("DAZUKOFS_SYSFS", "/sys/fs/dazukofs");
-	ctl.dev_prefix = env_or("DAZUKOFS_DEV", "/dev/dazukofs.");
+	ctl.configfs = env_or("DAZUKOFS_CONFIGFS", DAZUKOFS_CONFIGFS_ROOT);
+	ctl.sysfs = env_or("DAZUKOFS_SYSFS", DAZUKOFS_SYSFS_ROOT);
+	ctl.dev_prefix = env_or("DAZUKOFS_DEV", DAZUKOFS_DEV_PREFIX);
 	ctl.mountinfo = env_or("DAZUKOFS_MOUNTINFO", "/proc/self/mountinfo");
 	ctl.module_dir = env_or("DAZUKOFS_MODULE", "/sys/module/dazukofs");
 	paths.configfs = ctl.configfs;

@@ -12,7 +12,6 @@
 
 #include "ctl.h"
 
-#define MAX_GROUPS 256
 
 static const char usage_stats[] =
 	"Usage: dazukofsctl stats [GROUP] [--format table|json|prometheus] [--json]\n"
@@ -30,7 +29,7 @@ static const char usage_stats[] =
 typedef unsigned long long ull;
 
 struct row {
-	char name[65];
+	char name[DAZUKOFS_GROUP_NAME_MAX + 1];
 	struct dazukofs_stats s;
 	struct dazukofs_cache_stats c;
 	int have_cache;		/* 0: a module without the verdict cache */
@@ -313,7 +312,7 @@ static int sample_cache(const char *group, struct row *row)
 /* Collect the rows; returns how many, or -(exit status). */
 static int sample(const struct ctl *ctl, const char *group, struct row *rows)
 {
-	static struct dazukofs_group_info infos[MAX_GROUPS];
+	static struct dazukofs_group_info infos[DAZUKOFS_MAX_GROUPS];
 	int i, n, r = 0;
 
 	if (group) {
@@ -326,11 +325,11 @@ static int sample(const struct ctl *ctl, const char *group, struct row *rows)
 	snprintf(rows[0].name, sizeof(rows[0].name), "(total)");
 	if (dazukofs_get_stats(NULL, &rows[0].s) || sample_cache(NULL, &rows[0]))
 		return -ctl_lib_fail(ctl, NULL);
-	n = dazukofs_group_list(infos, MAX_GROUPS);
+	n = dazukofs_group_list(infos, DAZUKOFS_MAX_GROUPS);
 	if (n < 0)
 		return -ctl_lib_fail(ctl, NULL);
-	if (n > MAX_GROUPS)
-		n = MAX_GROUPS;
+	if (n > DAZUKOFS_MAX_GROUPS)
+		n = DAZUKOFS_MAX_GROUPS;
 	for (i = 0; i < n; i++) {
 		if (dazukofs_get_stats(infos[i].name, &rows[r + 1].s) ||
 		    sample_cache(infos[i].name, &rows[r + 1])) {
@@ -346,7 +345,7 @@ static int sample(const struct ctl *ctl, const char *group, struct row *rows)
 
 int ctl_cmd_stats(const struct ctl *ctl, int argc, char **argv)
 {
-	static struct row rows[MAX_GROUPS + 1];
+	static struct row rows[DAZUKOFS_MAX_GROUPS + 1];
 	unsigned long watch = 0, count = 0, done;
 	const char *group = NULL, *format_opt = NULL;
 	enum stats_format format = FORMAT_TABLE;

@@ -9,11 +9,9 @@
 #include <time.h>
 
 #include <libmount.h>
-#include <linux/dazukofs.h>
 
 #include "ctl.h"
 
-#define MAX_GROUPS 256
 
 static const char usage_status[] =
 	"Usage: dazukofsctl status [--interval MS]\n"
@@ -79,8 +77,8 @@ static void sleep_ms(unsigned long ms)
 
 int ctl_cmd_status(const struct ctl *ctl, int argc, char **argv)
 {
-	static struct dazukofs_group_info infos[MAX_GROUPS];
-	static struct dazukofs_stats st[MAX_GROUPS], st2[MAX_GROUPS];
+	static struct dazukofs_group_info infos[DAZUKOFS_MAX_GROUPS];
+	static struct dazukofs_stats st[DAZUKOFS_MAX_GROUPS], st2[DAZUKOFS_MAX_GROUPS];
 	unsigned long interval = 1000;
 	int i, n, problems = 0;
 
@@ -107,11 +105,11 @@ int ctl_cmd_status(const struct ctl *ctl, int argc, char **argv)
 	printf("module: loaded\n");
 	if (show_mounts(ctl) < 0)
 		return EXIT_ENV;
-	n = dazukofs_group_list(infos, MAX_GROUPS);
+	n = dazukofs_group_list(infos, DAZUKOFS_MAX_GROUPS);
 	if (n < 0)
 		return ctl_lib_fail(ctl, NULL);
-	if (n > MAX_GROUPS)
-		n = MAX_GROUPS;
+	if (n > DAZUKOFS_MAX_GROUPS)
+		n = DAZUKOFS_MAX_GROUPS;
 	for (i = 0; i < n; i++) {
 		if (dazukofs_get_stats(infos[i].name, &st[i]))
 			return ctl_lib_fail(ctl, infos[i].name);

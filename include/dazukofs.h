@@ -19,6 +19,12 @@
 extern "C" {
 #endif
 
+/*
+ * The kernel's values (<linux/dazukofs.h>, which is not installed), here
+ * again for programs that use only this header: libdazukofs compiles both
+ * headers into one unit, where a value that differs is a redefinition,
+ * which fails the build (-Werror).
+ */
 #define DAZUKOFS_ALLOW 0
 #define DAZUKOFS_DENY 1
 

@@ -58,10 +58,10 @@ static int dz_check_config(const char *what,
 			      config->track);
 		return -1;
 	}
-	if (config->timeout_ms > 24U * 60 * 60 * 1000) {
+	if (config->timeout_ms > DAZUKOFS_TIMEOUT_MS_MAX) {
 		dz_fail_plain(EINVAL,
-			      "%s: timeout_ms %u is more than a day (86400000)",
-			      what, config->timeout_ms);
+			      "%s: timeout_ms %u is more than a day (%u)",
+			      what, config->timeout_ms, DAZUKOFS_TIMEOUT_MS_MAX);
 		return -1;
 	}
 	if (config->timeout_action != DAZUKOFS_ALLOW &&
@@ -101,8 +101,8 @@ DZ_EXPORT int dazukofs_group_create(const char *name,
 	if (dz_write_attr(what, name, "track", config->track ? "1" : "0") ||
 	    dz_write_attr(what, name, "timeout_ms", num) ||
 	    dz_write_attr(what, name, "timeout_action",
-			  config->timeout_action == DAZUKOFS_DENY ? "deny" :
-								     "allow"))
+			  config->timeout_action == DAZUKOFS_DENY ?
+			  DAZUKOFS_ACTION_NAME_DENY : DAZUKOFS_ACTION_NAME_ALLOW))
 		goto undo;
 	return 0;
 undo:
@@ -112,9 +112,6 @@ undo:
 	errno = err;
 	return -1;
 }
-
-/* The kernel's limit (module/configfs.c, DAZUKOFS_GRACE_MS_MAX). */
-#define DZ_GRACE_MS_MAX (10U * 60 * 1000)
 
 /*
  * Write an attribute that older modules lack: no O_CREAT, so that such a
@@ -168,10 +165,10 @@ DZ_EXPORT int dazukofs_group_set_grace(const char *name, unsigned int ms)
 		 name ? name : "(null)");
 	if (!dz_check_name(what, name))
 		return -1;
-	if (ms > DZ_GRACE_MS_MAX) {
+	if (ms > DAZUKOFS_GRACE_MS_MAX) {
 		dz_fail_plain(EINVAL,
-			      "%s: grace_ms %u is more than 10 minutes (600000)",
-			      what, ms);
+			      "%s: grace_ms %u is more than 10 minutes (%u)",
+			      what, ms, DAZUKOFS_GRACE_MS_MAX);
 		return -1;
 	}
 	snprintf(num, sizeof(num), "%u", ms);
@@ -319,9 +316,9 @@ static int dz_info(const char *what, const char *name,
 	info->config.timeout_ms = (unsigned int)v;
 	if (dz_group_attr(what, name, "timeout_action", buf, sizeof(buf)))
 		return -1;
-	if (!strcmp(buf, "allow")) {
+	if (!strcmp(buf, DAZUKOFS_ACTION_NAME_ALLOW)) {
 		info->config.timeout_action = DAZUKOFS_ALLOW;
-	} else if (!strcmp(buf, "deny")) {
+	} else if (!strcmp(buf, DAZUKOFS_ACTION_NAME_DENY)) {
 		info->config.timeout_action = DAZUKOFS_DENY;
 	} else {
 		dz_path(path, sizeof(path), DZ_CONFIGFS, "/%s/timeout_action",

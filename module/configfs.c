@@ -49,8 +49,10 @@ static ssize_t dazukofs_group_track_store(struct config_item *item,
 }
 CONFIGFS_ATTR(dazukofs_group_, track);
 
-/* Milliseconds an event may wait for this group; 0 waits for ever. */
-#define DAZUKOFS_TIMEOUT_MS_MAX (24U * 60 * 60 * 1000)
+/*
+ * Milliseconds an event may wait for this group; 0 waits for ever, at
+ * most DAZUKOFS_TIMEOUT_MS_MAX.
+ */
 
 static ssize_t dazukofs_group_timeout_ms_show(struct config_item *item,
 					      char *page)
@@ -74,9 +76,9 @@ CONFIGFS_ATTR(dazukofs_group_, timeout_ms);
 /*
  * Milliseconds a tracked group stays active after its last worker left,
  * for a restarted daemon to take over its events; 0 (the default) makes it
- * inactive at once.  A change applies from the next window on.
+ * inactive at once, at most DAZUKOFS_GRACE_MS_MAX.  A change applies from
+ * the next window on.
  */
-#define DAZUKOFS_GRACE_MS_MAX (10U * 60 * 1000)
 
 static ssize_t dazukofs_group_grace_ms_show(struct config_item *item,
 					    char *page)
@@ -125,16 +127,17 @@ CONFIGFS_ATTR(dazukofs_group_, max_queue);
 static ssize_t dazukofs_action_show(char *page, const int *action)
 {
 	return sysfs_emit(page, "%s\n",
-			  READ_ONCE(*action) == DAZUKOFS_DENY ? "deny" : "allow");
+			  READ_ONCE(*action) == DAZUKOFS_DENY ?
+			  DAZUKOFS_ACTION_NAME_DENY : DAZUKOFS_ACTION_NAME_ALLOW);
 }
 
 /* Set an action attribute from "allow" or "deny"; else -EINVAL. */
 static ssize_t dazukofs_action_store(int *action, const char *page,
 				     size_t count)
 {
-	if (sysfs_streq(page, "allow"))
+	if (sysfs_streq(page, DAZUKOFS_ACTION_NAME_ALLOW))
 		WRITE_ONCE(*action, DAZUKOFS_ALLOW);
-	else if (sysfs_streq(page, "deny"))
+	else if (sysfs_streq(page, DAZUKOFS_ACTION_NAME_DENY))
 		WRITE_ONCE(*action, DAZUKOFS_DENY);
 	else
 		return -EINVAL;

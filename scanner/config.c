@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <dazukofs.h>
+#include <linux/dazukofs.h>
 
 #include "clamdconf.h"
 #include "config.h"
@@ -19,9 +20,6 @@
 #include "metrics.h"
 #include "quarantine.h"
 
-#define DAZUKOFS_GROUP_NAME_MAX 64
-#define TIMEOUT_MS_MAX (24U * 60 * 60 * 1000)
-#define GRACE_MS_MAX (10U * 60 * 1000)		/* the kernel's limit */
 #define MAX_SCAN_TIME_DEFAULT_MS 120000U
 #define CLAMD_TIMEOUT_DEFAULT_MS 10000U
 #define CLAMD_RETRY_DEFAULT_MS 10000U
@@ -338,9 +336,9 @@ static int parse_events(const char *value, unsigned int *events)
 		const char *word;
 		unsigned int bit;
 	} names[] = {
-		{ "open", DAZUKOFS_EVENT_OPEN },
-		{ "exec", DAZUKOFS_EVENT_EXEC },
-		{ "close_write", DAZUKOFS_EVENT_CLOSE_WRITE },
+		{ DAZUKOFS_EVENT_NAME_OPEN, DAZUKOFS_EVENT_OPEN },
+		{ DAZUKOFS_EVENT_NAME_EXEC, DAZUKOFS_EVENT_EXEC },
+		{ DAZUKOFS_EVENT_NAME_CLOSE_WRITE, DAZUKOFS_EVENT_CLOSE_WRITE },
 	};
 	unsigned int got = 0;
 	const char *p = value;
@@ -586,7 +584,8 @@ _Static_assert(offsetof(struct config, config_path) == 0, "config_path first");
 
 /* KIND_ENUM: a value's index is the enum's value */
 static const char *const verdict_names[] = {
-	[VERDICT_ALLOW] = "allow", [VERDICT_DENY] = "deny", NULL
+	[VERDICT_ALLOW] = DAZUKOFS_ACTION_NAME_ALLOW, [VERDICT_DENY] = DAZUKOFS_ACTION_NAME_DENY,
+	NULL
 };
 static const char *const source_names[] = {
 	[SOURCE_DAZUKOFS] = "dazukofs", [SOURCE_FANOTIFY] = "fanotify", NULL
@@ -662,14 +661,14 @@ static const struct setting settings[] = {
 		  "(default " QUARANTINE_DEFAULT_DIR ")" },
 	{ .key = "log_level", .arg = "LEVEL", FUNC(set_log_level),
 	  .help = "error, warning, notice, info (default), debug" },
-	{ .key = "timeout_ms", .arg = "MS", UINT(timeout_ms, 0, TIMEOUT_MS_MAX),
+	{ .key = "timeout_ms", .arg = "MS", UINT(timeout_ms, 0, DAZUKOFS_TIMEOUT_MS_MAX),
 	  .zero = "wait for ever",
 	  .help = "group verdict timeout, 0 waits for ever (default 30000)" },
 	{ .key = "timeout_action", .arg = "allow|deny", ENUM(timeout_action, verdict_names),
 	  .help = "verdict of a timed-out event (default allow)" },
 	{ .key = "track", .arg = "yes|no", BOOL(track),
 	  .help = "crash-tracked group (default yes)" },
-	{ .key = "grace_ms", .arg = "MS", UINT(grace_ms, 0, GRACE_MS_MAX),
+	{ .key = "grace_ms", .arg = "MS", UINT(grace_ms, 0, DAZUKOFS_GRACE_MS_MAX),
 	  .help = "tracked group: how long its events wait for a\n"
 		  "restarted scanner, 0 to 600000 (default 30000)" },
 	{ .key = "events", .arg = "'open exec close_write'", FUNC(set_events),
@@ -702,11 +701,11 @@ static const struct setting settings[] = {
 	{ .key = "stream_max_length", .arg = "SIZE", BYTES(stream_max_length, UINT32_MAX),
 	  .what = "a size up to 4G (e.g. 25M, 100M; 0: unlimited)",
 	  .help = "the TCP servers' StreamMaxLength (default 100M)" },
-	{ .key = "clamd_timeout_ms", .arg = "MS", UINT(clamd_timeout_ms, 1, TIMEOUT_MS_MAX),
+	{ .key = "clamd_timeout_ms", .arg = "MS", UINT(clamd_timeout_ms, 1, DAZUKOFS_TIMEOUT_MS_MAX),
 	  GIVEN(clamd_timeout_set), .what = "a number of milliseconds",
 	  .help = "one request to one clamd (default 10000, below\n"
 		  "timeout-ms)" },
-	{ .key = "clamd_retry_ms", .arg = "MS", UINT(clamd_retry_ms, 1, TIMEOUT_MS_MAX),
+	{ .key = "clamd_retry_ms", .arg = "MS", UINT(clamd_retry_ms, 1, DAZUKOFS_TIMEOUT_MS_MAX),
 	  .what = "a number of milliseconds",
 	  .help = "a failed clamd is retried after (default 10000)" },
 	{ .key = "metrics_file", .arg = "PATH", FUNC(set_metrics_file),

@@ -15,13 +15,12 @@
 #include <unistd.h>
 
 #include <json-c/json.h>
+#include <linux/dazukofs.h>
 #include <linux/openat2.h>
 
 #include "quarantine.h"
 
 #define COPY_CHUNK (128 * 1024)
-/* DAZUKOFS_SUPER_MAGIC: "dazu" */
-#define DZ_SUPER_MAGIC 0x64617a75
 #define META_SUFFIX ".json"
 #define META_MAX (64 * 1024)
 
@@ -253,7 +252,7 @@ static int same_file(int dfd, const struct stat *now, const struct stat *st)
 	       now->st_mtim.tv_nsec == st->st_mtim.tv_nsec &&
 	       now->st_ctim.tv_sec == st->st_ctim.tv_sec &&
 	       now->st_ctim.tv_nsec == st->st_ctim.tv_nsec &&
-	       !fstatfs(dfd, &sfs) && sfs.f_type == DZ_SUPER_MAGIC;
+	       !fstatfs(dfd, &sfs) && sfs.f_type == DAZUKOFS_SUPER_MAGIC;
 }
 
 /*

@@ -27,6 +27,14 @@
 /* Group ids are 0 .. DAZUKOFS_MAX_GROUPS - 1; a new group gets the smallest free. */
 #define DAZUKOFS_MAX_GROUPS		256
 
+/* A group's timeout_ms: at most a day; 0 waits for ever. */
+#define DAZUKOFS_TIMEOUT_MS_MAX		(24U * 60 * 60 * 1000)
+/* A tracked group's grace_ms: at most 10 minutes. */
+#define DAZUKOFS_GRACE_MS_MAX		(10U * 60 * 1000)
+/* The values of the action attributes (timeout_action...). */
+#define DAZUKOFS_ACTION_NAME_ALLOW	"allow"
+#define DAZUKOFS_ACTION_NAME_DENY	"deny"
+
 /* One event, as read() returns it: event id, fd installed in the reader, opener's pid. */
 #define DAZUKOFS_EVENT_FORMAT		"id=%lu\nfd=%d\npid=%d\n"
 /* The longest event record; a read() buffer must hold this much. */
