@@ -504,8 +504,11 @@ static int set_metrics_file(struct config *cfg, const char *value, char *err,
 		return 0;
 	}
 	/* a name before the suffix: "/dir/.prom" is a hidden file */
+	/* room for metrics.c's temporary name, PATH.tmp.XXXXXX */
+	if (n + 16 >= PATH_MAX)
+		FAIL("metrics_file: '%.64s...' is longer than %d bytes", value, PATH_MAX - 17);
 	if (value[0] != '/' || n <= sn + 1 || strcmp(value + n - sn, METRICS_SUFFIX) ||
-	    value[n - sn - 1] == '/' || n + 16 >= PATH_MAX)
+	    value[n - sn - 1] == '/')
 		FAIL("metrics_file: '%s' is not an absolute path of a file named *%s (node_exporter's textfile collector reads only those), e.g. %s/dazuko-clamscan%s",
 		     value, METRICS_SUFFIX, METRICS_TEXTFILE_DIR, METRICS_SUFFIX);
 	set_str(&cfg->metrics_file, value);

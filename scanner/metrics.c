@@ -117,8 +117,8 @@ int metrics_write(const char *path, const struct stats_snapshot *s,
 	int fd;
 
 	/*
-	 * Not PATH.prom.tmp: the textfile collector reads every *.prom file,
-	 * and a half-written one would be scraped.
+	 * A name that does not end in .prom: the textfile collector reads
+	 * every *.prom file, and would scrape this one half-written.
 	 */
 	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path) >= sizeof(tmp)) {
 		snprintf(err, errlen, "metrics_file %s: path too long", path);

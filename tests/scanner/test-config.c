@@ -728,6 +728,22 @@ static void test_metrics(void **state)
 			fail_msg("for %s: '%s' lacks '%s'", bad[i].text, err, bad[i].hint);
 		config_free(&cfg);
 	}
+
+	/* no room left for the temporary file's name beside it */
+	{
+		char path[PATH_MAX];
+
+		memset(path, 'a', sizeof(path));
+		path[0] = '/';
+		strcpy(path + PATH_MAX - 16, ".prom");
+		config_init(&cfg);
+		assert_int_equal(config_set(&cfg, "metrics_file", path, err, sizeof(err)), -1);
+		assert_non_null(strstr(err, "is longer than 4079 bytes"));
+		path[PATH_MAX - 17 - 5] = 0;
+		strcat(path, ".prom");
+		assert_int_equal(config_set(&cfg, "metrics_file", path, err, sizeof(err)), 0);
+		config_free(&cfg);
+	}
 }
 
 static void test_help(void **state)
