@@ -77,7 +77,7 @@ void metrics_format(FILE *out, const struct stats_snapshot *s, double start_time
 {
 	uint64_t cum = 0;
 
-	header(out, "up", "gauge", "1 while the scanner runs, 0 once it stopped cleanly.");
+	header(out, "up", "gauge", "1 while the scanner runs, 0 once it stopped.");
 	fprintf(out, PREFIX "up %d\n", up);
 	header(out, "start_time_seconds", "gauge", "When the scanner started, in seconds since the epoch.");
 	fprintf(out, PREFIX "start_time_seconds %.3f\n", start_time);
