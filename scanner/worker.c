@@ -289,8 +289,16 @@ enum verdict scanner_decide(struct scanner *sc, int fd, struct event_path *path,
 		if (remember && cfg->cache_size &&
 		    gen == cache_generation(&sc->cache))
 			*remember = 1;
-		log_debug("%s: clean%s%s", event_path_name(path),
-			  ans.server ? " by clamd " : "", ans.server ? ans.server : "");
+		if (log_clean_enabled()) {
+			char comm[64];
+
+			/* clamd's LogClean: a scan's result, not a cache hit */
+			read_comm(pid, comm, sizeof(comm));
+			log_clean(event_path_name(path), pid, comm, ans.server);
+		} else {
+			log_debug("%s: clean%s%s", event_path_name(path),
+				  ans.server ? " by clamd " : "", ans.server ? ans.server : "");
+		}
 		return VERDICT_ALLOW;
 	case SCAN_INFECTED: {
 		const char *action;
