@@ -57,6 +57,12 @@ const char *log_facility_name(int facility);
 #define LOG_FACILITY_NAMES "auth, authpriv, cron, daemon, ftp, lpr, mail, news, " \
 	"syslog, user, uucp or local0 to local7"
 
+/*
+ * The shipped unit's LogsDirectory= (ProtectSystem=strict makes the rest
+ * of /var/log read-only): where --import-clamd-conf puts a LogFile.
+ */
+#define LOG_UNIT_DIR "/var/log/dazukofs"
+
 /* Where and how to log (log_open). */
 struct log_setup {
 	enum log_level level;
