@@ -6,8 +6,10 @@
 #   file    log_file, log_format = json, log_clean = yes: a clean open and
 #           EICAR (also under a name that is not UTF-8) are records in the
 #           file, each line one strict JSON object of the documented
-#           fields; logrotate's way: the file renamed, SIGHUP, a new file
-#           appears and the next detection lands there, not in the old.
+#           fields; rotated by logrotate with the shipped example
+#           (systemd/examples/dazuko-clamscan.logrotate): renamed, SIGHUP,
+#           the scanner writes to the new file, the next detection lands
+#           there, not in the old.
 #   syslog  log_target = syslog, log_facility = local3: the records reach
 #           /dev/log (a test socket, in a mount namespace of the scanner's
 #           own) with the facility's priorities.
@@ -19,6 +21,7 @@ DB_SRC=$3
 . "$(dirname "$0")/common.sh"
 
 . "$(dirname "$0")/host-e2e.sh"
+SRC=$(cd "$(dirname "$0")/../.." && pwd)
 
 # python3 of the system (PATH's may be another one without a json module
 # that matters; the standard library's is all this needs)
@@ -115,9 +118,17 @@ file)
 	# nothing on stderr: the log is the file
 	[ ! -s "$ERR" ] || { cat "$ERR"; fail "the scanner wrote to stderr"; }
 
-	# logrotate: rename, SIGHUP (postrotate), a new file
-	mv "$F" "$F.1"
-	kill -HUP "$PID"
+	# the shipped logrotate example, on this file, its postrotate
+	# signalling this scanner: renamed, a new file, SIGHUP
+	command -v logrotate >/dev/null || fail "logrotate is missing (scripts/setup)"
+	sed -e "s|^/var/log/dazukofs/clamscan.log {|$F {|" \
+	    -e "s|systemctl reload dazuko-clamscan.service .*|kill -HUP $PID|" \
+		"$SRC/systemd/examples/dazuko-clamscan.logrotate" > "$W/logrotate.conf"
+	grep -q "^$F {" "$W/logrotate.conf" && grep -q "kill -HUP $PID" "$W/logrotate.conf" ||
+		fail "the logrotate example changed: $(cat "$W/logrotate.conf")"
+	logrotate --force --state "$W/logrotate.state" "$W/logrotate.conf" ||
+		fail "logrotate failed"
+	[ -e "$F.1" ] || fail "logrotate did not rotate $F"
 	wait_for 30 "a new $F" test -e "$F"
 	wait_record 30 "$F" event=message message="log file reopened"
 	expect_denied "$M/eicar.com"
