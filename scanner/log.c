@@ -294,6 +294,7 @@ struct record {
 	const char *message;
 	const char *path, *comm, *signature, *action, *server;
 	pid_t pid;			/* with path */
+	long long uid;			/* with path; -1: unknown */
 };
 
 /* "2026-12-05T09:14:03.123456+01:00": RFC 3339, local time, microseconds */
@@ -375,6 +376,8 @@ static char *json_line(const struct record *r, size_t *len)
 	if (r->path)
 		rc |= json_add_escaped(o, "path", r->path) | json_add_int(o, "pid", r->pid) |
 		      json_add_escaped(o, "comm", r->comm);
+	if (r->path && r->uid >= 0)
+		rc |= json_add_int(o, "uid", r->uid);
 	if (r->signature)
 		rc |= json_add_escaped(o, "signature", r->signature);
 	if (r->action)
@@ -489,19 +492,41 @@ static void escape_fields(struct escaped *e, const char *path, const char *comm,
 	log_escape(e->server, sizeof(e->server), server ? server : "");
 }
 
-void log_detection(const char *path, pid_t pid, const char *comm,
+/* the journal's DAZUKOFS_UID=N; NULL when unknown */
+#define UID_FIELD_MAX 48
+
+static const char *uid_field(long long uid, char buf[UID_FIELD_MAX])
+{
+	if (uid < 0)
+		return NULL;
+	snprintf(buf, UID_FIELD_MAX, "DAZUKOFS_UID=%lld", uid);
+	return buf;
+}
+
+/*
+ * sd_journal_send()'s last arguments: DAZUKOFS_SERVER (only when a clamd
+ * server scanned) and DAZUKOFS_UID (only when known), then the NULL that
+ * ends the list; a field left out must not end it before the other.
+ */
+#define OPTIONAL_FIELDS(server, ufield)					\
+	(server) ? "DAZUKOFS_SERVER=%s" : (ufield) ? "%s" : NULL,	\
+	(server) ? (server) : (ufield),					\
+	(server) && (ufield) ? "%s" : NULL, (ufield), NULL
+
+void log_detection(const char *path, pid_t pid, long long uid, const char *comm,
 		   const char *signature, const char *action, const char *server)
 {
+	char ubuf[UID_FIELD_MAX];
+	const char *ufield = uid_field(uid, ubuf);
 	struct escaped es, *e = &es;
 	struct record r = {
 		.level = LOG_LVL_WARNING, .event = "detection", .path = path,
 		.comm = comm, .signature = signature, .action = action,
-		.server = server, .pid = pid,
+		.server = server, .pid = pid, .uid = uid,
 	};
 
 	escape_fields(e, path, comm, signature, server);
 	if (log_state.target == LOG_TARGET_JOURNAL) {
-		/* DAZUKOFS_SERVER only when a clamd server found it */
 		sd_journal_send("MESSAGE=FOUND %s in %s (opened by pid %d %s): %s%s%s%s",
 				e->sig, e->path, (int)pid, e->comm, action,
 				server ? " (clamd " : "", e->server, server ? ")" : "",
@@ -513,7 +538,7 @@ void log_detection(const char *path, pid_t pid, const char *comm,
 				"DAZUKOFS_COMM=%s", comm,
 				"DAZUKOFS_SIGNATURE=%s", signature,
 				"DAZUKOFS_ACTION=%s", action,
-				server ? "DAZUKOFS_SERVER=%s" : NULL, server, NULL);
+				OPTIONAL_FIELDS(server, ufield));
 		return;
 	}
 	/* Detections are always logged, whatever the level. */
@@ -525,12 +550,15 @@ void log_detection(const char *path, pid_t pid, const char *comm,
 	emit(&r);
 }
 
-void log_clean(const char *path, pid_t pid, const char *comm, const char *server)
+void log_clean(const char *path, pid_t pid, long long uid, const char *comm,
+	       const char *server)
 {
+	char ubuf[UID_FIELD_MAX];
+	const char *ufield = uid_field(uid, ubuf);
 	struct escaped es, *e = &es;
 	struct record r = {
 		.level = LOG_LVL_INFO, .event = "clean", .path = path, .comm = comm,
-		.server = server, .pid = pid,
+		.server = server, .pid = pid, .uid = uid,
 	};
 
 	if (!log_state.clean)
@@ -546,7 +574,7 @@ void log_clean(const char *path, pid_t pid, const char *comm, const char *server
 				"DAZUKOFS_EVENT=clean",
 				"DAZUKOFS_PATH=%s", path, "DAZUKOFS_PID=%d", (int)pid,
 				"DAZUKOFS_COMM=%s", comm,
-				server ? "DAZUKOFS_SERVER=%s" : NULL, server, NULL);
+				OPTIONAL_FIELDS(server, ufield));
 		return;
 	}
 	snprintf(e->msg, sizeof(e->msg), "clean path=%s pid=%d comm=%s%s%s",

@@ -121,16 +121,18 @@ size_t log_escape(char *dst, size_t size, const char *src);
 /*
  * A detection, always logged (level warning), with structured fields in
  * the journal: the message is escaped, DAZUKOFS_PATH and DAZUKOFS_COMM
- * hold the raw bytes.  server: the clamd server that found it
+ * hold the raw bytes.  uid: the opener's real uid, -1 if unknown (JSON
+ * and the journal only: the text line keeps its fields).  server: the clamd server that found it
  * (DAZUKOFS_SERVER), NULL for libclamav.
  */
-void log_detection(const char *path, pid_t pid, const char *comm,
+void log_detection(const char *path, pid_t pid, long long uid, const char *comm,
 		   const char *signature, const char *action, const char *server);
 
 /* log_clean = yes: is each clean scan to be logged? */
 int log_clean_enabled(void);
 /* A clean scan result (level info), whatever log_level, if log_clean. */
-void log_clean(const char *path, pid_t pid, const char *comm, const char *server);
+void log_clean(const char *path, pid_t pid, long long uid, const char *comm,
+	       const char *server);
 
 /* The arguments are evaluated only if the level is logged (see worker.c). */
 #define log_at(level, ...)					\

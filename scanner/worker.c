@@ -104,6 +104,14 @@ static const char *error_verdict_name(const struct config *cfg)
 	return cfg->prevention ? "deny" : "allow (report only)";
 }
 
+/* For the log: the opener's real uid, -1 if it cannot be told. */
+static long long opener_uid_or_unknown(pid_t pid)
+{
+	uid_t uid;
+
+	return opener_uid(pid, &uid) ? -1 : (long long)uid;
+}
+
 /*
  * A detection: logged, and its quarantine and virus_event queued.  fd -1:
  * nothing to quarantine (a file only refused by a limit or for being
@@ -115,7 +123,8 @@ static void detected(struct scanner *sc, int fd, struct event_path *path, pid_t 
 	char comm[64];
 
 	read_comm(pid, comm, sizeof(comm));
-	log_detection(event_path_name(path), pid, comm, sig, action, server);
+	log_detection(event_path_name(path), pid, opener_uid_or_unknown(pid), comm, sig,
+		      action, server);
 	if (sc->virusevent)
 		virusevent_queue(sc->virusevent, fd, event_path_name(path), sig, pid, action);
 }
@@ -294,7 +303,8 @@ enum verdict scanner_decide(struct scanner *sc, int fd, struct event_path *path,
 
 			/* clamd's LogClean: a scan's result, not a cache hit */
 			read_comm(pid, comm, sizeof(comm));
-			log_clean(event_path_name(path), pid, comm, ans.server);
+			log_clean(event_path_name(path), pid, opener_uid_or_unknown(pid), comm,
+				  ans.server);
 		} else {
 			log_debug("%s: clean%s%s", event_path_name(path),
 				  ans.server ? " by clamd " : "", ans.server ? ans.server : "");

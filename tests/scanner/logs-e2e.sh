@@ -13,6 +13,9 @@
 #   syslog  log_target = syslog, log_facility = local3: the records reach
 #           /dev/log (a test socket, in a mount namespace of the scanner's
 #           own) with the facility's priorities.
+#   journal log_target = journal, log_clean = yes: the entries reach the
+#           journal's socket (a test one, the same way) with DAZUKOFS_EVENT,
+#           _PATH (raw bytes), _PID, _COMM, _UID, _SIGNATURE, _ACTION.
 # Usage: logs-e2e.sh MODE SCANNER DBDIR
 set -u
 MODE=$1
@@ -107,8 +110,8 @@ file)
 
 	expect_denied "$M/eicar.com"
 	wait_record 30 "$F" event=detection level=warning path="$M/eicar.com" comm=cat \
-		signature=Dazukofs.Test.EICAR.UNOFFICIAL action=denied
-	pass "the detection is a record with path, pid, comm, signature, action"
+		signature=Dazukofs.Test.EICAR.UNOFFICIAL action=denied uid=0
+	pass "the detection is a record with path, pid, uid, comm, signature, action"
 
 	# not UTF-8: escaped as in the text log (\xff), the line still JSON
 	expect_denied "$ODD"
@@ -179,6 +182,86 @@ PY
 	e2e_stop "$ERR"
 	[ ! -s "$ERR" ] || { cat "$ERR"; fail "the scanner wrote to stderr"; }
 	pass "syslog with facility local3: start, clean, detection, at their priorities"
+	;;
+journal)
+	command -v unshare >/dev/null || fail "unshare (util-linux) is missing"
+	SOCK=$W/journal.sock
+	JR=$W/journal.txt
+	# the test's journald: the native protocol's entries (FIELD=value
+	# lines; a value with a newline as FIELD, newline, le64 length, bytes),
+	# one JSON object per entry; a field given twice is a list
+	"$PY" - "$SOCK" "$JR" <<'PY' &
+import json, socket, struct, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+with open(sys.argv[2], "a", buffering=1) as out:
+    while True:
+        d, i, e = s.recv(1 << 20), 0, {}
+        while i < len(d):
+            nl = d.index(b"\n", i)
+            line = d[i:nl]
+            if b"=" in line:
+                k, v = line.split(b"=", 1)
+                i = nl + 1
+            else:
+                k = line
+                n = struct.unpack("<Q", d[nl + 1:nl + 9])[0]
+                v = d[nl + 9:nl + 9 + n]
+                i = nl + 9 + n + 1
+            k, v = k.decode(), v.decode("utf-8", "backslashreplace")
+            e[k] = [e[k], v] if k in e else v
+        out.write(json.dumps(e) + "\n")
+PY
+	LISTENER=$!
+	trap 'kill "$LISTENER" 2>/dev/null; e2e_cleanup' EXIT
+	wait_for 10 "the test journal socket" test -S "$SOCK"
+	# the journal's socket, in the scanner's own mount namespace only
+	unshare -m --propagation private sh -c '
+		sock=$1; shift
+		mount -t tmpfs -o mode=0755 journal-test /run &&
+		mkdir -p /run/systemd/journal && ln -s "$sock" /run/systemd/journal/socket &&
+		exec "$@"' sh "$SOCK" \
+		"$SCANNER" -f -c /dev/null --source fanotify --fanotify-mount "$M" \
+		--database "$W/db" --workers 2 --log-target journal --log-clean yes >"$ERR" 2>&1 &
+	PID=$!
+	# entry FIELD=VALUE...: an entry has every field with exactly that value
+	entry() {
+		"$PY" - "$JR" "$@" <<'PY'
+import json, sys
+want = dict(a.split("=", 1) for a in sys.argv[2:])
+for line in open(sys.argv[1]):
+    e = json.loads(line)
+    if all(e.get(k) == v for k, v in want.items()):
+        sys.exit(0)
+sys.exit(1)
+PY
+	}
+	wait_for 60 "the start entry" entry DAZUKOFS_EVENT=start PRIORITY=5 \
+		SYSLOG_IDENTIFIER=dazuko-clamscan
+	as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+	chmod 0755 "$W"
+	as_nobody cat "$M/clean.txt" >/dev/null || fail "nobody cannot read clean.txt"
+	wait_for 30 "the clean entry" entry DAZUKOFS_EVENT=clean PRIORITY=6 \
+		DAZUKOFS_PATH="$M/clean.txt" DAZUKOFS_COMM=cat DAZUKOFS_UID=65534
+	expect_denied "$M/eicar.com"
+	wait_for 30 "the detection entry" entry DAZUKOFS_EVENT=detection PRIORITY=4 \
+		DAZUKOFS_PATH="$M/eicar.com" DAZUKOFS_COMM=cat DAZUKOFS_UID=0 \
+		DAZUKOFS_SIGNATURE=Dazukofs.Test.EICAR.UNOFFICIAL DAZUKOFS_ACTION=denied \
+		MESSAGE_ID=5d2b6e0b9f6a4c8e8a1f3c7d9e2b4a61
+	# the raw bytes in DAZUKOFS_PATH, the escaped ones in MESSAGE
+	expect_denied "$ODD"
+	wait_for 30 "the entry of the name that is not UTF-8" entry DAZUKOFS_EVENT=detection \
+		DAZUKOFS_PATH="$M/odd-\\xff-name.com" \
+		MESSAGE="FOUND Dazukofs.Test.EICAR.UNOFFICIAL in $M/odd-\\xff-name.com (opened by pid $(
+			"$PY" -c 'import json,sys
+for l in open(sys.argv[1]):
+    e = json.loads(l)
+    if e.get("DAZUKOFS_PATH", "").startswith(sys.argv[2] + "/odd-"):
+        print(e["DAZUKOFS_PID"]); break' "$JR" "$M") cat): denied"
+	e2e_stop "$ERR"
+	entry DAZUKOFS_EVENT=stop || fail "no stop entry"
+	[ ! -s "$ERR" ] || { cat "$ERR"; fail "the scanner wrote to stderr"; }
+	pass "journal: start, clean (uid 65534), detections (uid 0, raw path) and stop with their fields"
 	;;
 *)
 	fail "unknown mode $MODE"

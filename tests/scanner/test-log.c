@@ -98,7 +98,7 @@ static void log_a_path(void)
 
 static void log_a_detection(void)
 {
-	log_detection(forged_path, 42, "ev\x1b[2J\ncomm", "Eicar\n", "denied", NULL);
+	log_detection(forged_path, 42, -1, "ev\x1b[2J\ncomm", "Eicar\n", "denied", NULL);
 }
 
 static int count(const char *s, char c)
@@ -238,8 +238,8 @@ static void log_json_records(void)
 	log_event(LOG_LVL_NOTICE, "start", "ready: %s", "test");
 	log_info("a message with a \x01 control and UTF-8 \xc3\xbc");
 	log_debug("not logged at info");
-	log_detection(odd_path, 42, "ev\xc3\x28il", "Eicar-Sig", "denied", "/run/clamd.ctl");
-	log_clean("/srv/clean.txt", 43, "cat", NULL);
+	log_detection(odd_path, 42, 1000, "ev\xc3\x28il", "Eicar-Sig", "denied", "/run/clamd.ctl");
+	log_clean("/srv/clean.txt", 43, -1, "cat", NULL);
 }
 
 static void test_json(void **state)
@@ -272,6 +272,7 @@ static void test_json(void **state)
 	assert_string_equal(str_field(o[2], "level"), "warning");
 	assert_string_equal(str_field(o[2], "path"), odd_path_escaped);
 	assert_int_equal(int_field(o[2], "pid"), 42);
+	assert_int_equal(int_field(o[2], "uid"), 1000);
 	assert_string_equal(str_field(o[2], "comm"), "ev\\xc3(il");
 	assert_string_equal(str_field(o[2], "signature"), "Eicar-Sig");
 	assert_string_equal(str_field(o[2], "action"), "denied");
@@ -281,6 +282,8 @@ static void test_json(void **state)
 	assert_string_equal(str_field(o[3], "level"), "info");
 	assert_string_equal(str_field(o[3], "path"), "/srv/clean.txt");
 	assert_int_equal(int_field(o[3], "pid"), 43);
+	/* an unknown uid is left out, not made up */
+	assert_false(has_field(o[3], "uid"));
 	assert_string_equal(str_field(o[3], "comm"), "cat");
 	assert_false(has_field(o[3], "signature"));
 	assert_false(has_field(o[3], "server"));
@@ -291,13 +294,13 @@ static void test_json(void **state)
 
 static void log_one_clean(void)
 {
-	log_clean("/srv/clean.txt", 43, "cat", NULL);
+	log_clean("/srv/clean.txt", 43, 0, "cat", NULL);
 }
 
 static void log_clean_and_detection(void)
 {
-	log_clean("/srv/clean.txt", 43, "cat", "10.0.0.1:3310");
-	log_detection("/srv/e.com", 44, "cat", "Eicar", "allowed-report-only", NULL);
+	log_clean("/srv/clean.txt", 43, 0, "cat", "10.0.0.1:3310");
+	log_detection("/srv/e.com", 44, 0, "cat", "Eicar", "allowed-report-only", NULL);
 }
 
 /* log_clean = no logs no clean file; detections are logged whatever the level */
@@ -475,7 +478,7 @@ static void *writer(void *arg)
 	/* long enough that two writes per line would mix */
 	snprintf(path, sizeof(path), "/srv/%0500d/%d", 0, (int)(intptr_t)arg);
 	for (int i = 0; i < LINES_EACH; i++)
-		log_detection(path, i, "writer", "Sig", "denied", NULL);
+		log_detection(path, i, 0, "writer", "Sig", "denied", NULL);
 	return NULL;
 }
 
