@@ -137,10 +137,13 @@ enum log_target log_target_in_use(void)
 /*
  * O_APPEND: each line goes to the end, also with logrotate's copytruncate
  * and several writers; 0640 less the umask (the unit's makes it 0600).
+ * O_NONBLOCK: a FIFO at the path would hang the scanner in open() (it is
+ * refused below); a regular file ignores it.
  */
 static int open_log_file(const char *path, char *err, size_t errlen)
 {
-	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0640);
+	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY | O_NONBLOCK,
+		      0640);
 	struct stat st;
 
 	if (fd < 0) {

@@ -4,6 +4,7 @@
  * records (parsed back with json-c), the file target and its reopening,
  * syslog facilities, and the settings' bad values.
  */
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <regex.h>
@@ -452,6 +453,20 @@ static void test_file_errors(void **state)
 	ls.file = t.dir;
 	assert_int_equal(log_open(&ls, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "Is a directory"));
+	/* a FIFO is no log file; without a reader it must not hang the open */
+	assert_int_equal(mkfifo(t.file, 0600), 0);
+	ls.file = t.file;
+	assert_int_equal(log_open(&ls, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "No such device or address"));
+	{
+		int rd = open(t.file, O_RDONLY | O_NONBLOCK);
+
+		assert_true(rd >= 0);
+		assert_int_equal(log_open(&ls, err, sizeof(err)), -1);
+		assert_non_null(strstr(err, "not a regular file"));
+		close(rd);
+	}
+	assert_int_equal(unlink(t.file), 0);
 	/* a reopen that fails keeps the old file */
 	ls.file = t.file;
 	assert_int_equal(log_open(&ls, err, sizeof(err)), 0);
