@@ -219,8 +219,12 @@ enum verdict scanner_decide(struct scanner *sc, int fd, struct event_path *path,
 	atomic_fetch_add(&sc->stats.events, 1);
 	stable_clock(&clock_before);
 	if (fstat(fd, &st)) {
-		log_warning("%s: fstat: %s; verdict %s", event_path_name(path),
-			    strerror(errno), error_verdict_name(cfg));
+		/* before the path is resolved, which may set errno */
+		const char *why = strerror(errno);
+
+		if (log_enabled(LOG_LVL_WARNING))
+			log_event(LOG_LVL_WARNING, "error", "%s: fstat: %s; verdict %s",
+				  event_path_name(path), why, error_verdict_name(cfg));
 		return error_verdict(sc);
 	}
 	if (cfg->include.n || cfg->exclude.n) {
@@ -324,8 +328,9 @@ enum verdict scanner_decide(struct scanner *sc, int fd, struct event_path *path,
 		return partial_verdict(sc, res, ans.sig, ans.server, path, pid);
 	case SCAN_ERROR:
 	default:
-		log_warning("%s: scan error: %s; verdict %s", event_path_name(path),
-			    ans.sig, error_verdict_name(cfg));
+		if (log_enabled(LOG_LVL_WARNING))
+			log_event(LOG_LVL_WARNING, "error", "%s: scan error: %s; verdict %s",
+				  event_path_name(path), ans.sig, error_verdict_name(cfg));
 		return error_verdict(sc);
 	}
 }
