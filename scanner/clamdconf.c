@@ -13,6 +13,7 @@
 
 #include "clamdconf.h"
 #include "config.h"
+#include "log.h"
 
 enum conv {
 	C_SAME,		/* the value as it is */
@@ -23,6 +24,8 @@ enum conv {
 	C_DEBUG,	/* Debug yes -> debug, else nothing */
 	C_SOURCE,	/* OnAccessMountPath: also source = fanotify */
 	C_SCANTIME,	/* MaxScanTime: decided at the end (see below) */
+	C_LOGFILE,	/* LogFile, LogSyslog: one target, decided at the end */
+	C_SYSLOG,
 };
 
 static const struct {
@@ -43,6 +46,10 @@ static const struct {
 	{ "SelfCheck", "self_check", C_SAME },
 	{ "LogVerbose", "log_level", C_LOGV },
 	{ "Debug", "log_level", C_DEBUG },
+	{ "LogFile", "log_file", C_LOGFILE },
+	{ "LogSyslog", "log_target", C_SYSLOG },
+	{ "LogFacility", "log_facility", C_SAME },
+	{ "LogClean", "log_clean", C_BOOL },
 	{ "OnAccessIncludePath", "include", C_SAME },
 	{ "OnAccessExcludePath", "exclude", C_SAME },
 	{ "OnAccessExcludeUID", "exclude_uid", C_SAME },
@@ -66,10 +73,10 @@ static const struct {
 	{ "VirusEvent", "a shell command line with %v and %f; virus_event takes a program and fixed arguments, the detection in its environment (CLAM_VIRUSEVENT_FILENAME, CLAM_VIRUSEVENT_VIRUSNAME): write a script" },
 	{ "LocalSocket", "clamd's own socket; to scan through this clamd: backend = clamd, local_socket = PATH" },
 	{ "TCPSocket", "clamd's own port; to scan through this clamd: backend = clamd, tcp_server = HOST:PORT" },
-	{ "LogFile", "logs go to the journal (or stderr)" },
-	{ "LogSyslog", "logs go to the journal, which forwards to syslog if so configured" },
-	{ "LogFacility", "logs go to the journal" },
-	{ "LogClean", "clean files are logged at log_level = debug" },
+	{ "LogTime", "a log file's lines always begin with the time (RFC 3339); the journal and syslog add their own" },
+	{ "LogFileMaxSize", "the scanner does not rotate its file itself: logrotate does, and SIGHUP reopens it (the example dazuko-clamscan.logrotate)" },
+	{ "LogRotate", "the scanner does not rotate its file itself: logrotate does, and SIGHUP reopens it (the example dazuko-clamscan.logrotate)" },
+	{ "LogFileUnlock", "the log file is never locked: O_APPEND, one write per line" },
 	{ "MaxThreads", "clamd's connection threads; on-access scanning threads are workers (OnAccessMaxThreads)" },
 };
 
@@ -96,6 +103,9 @@ static int emit(FILE *out, FILE *notes, const char *where, const char *opt,
 struct import_state {
 	int mounts;		/* OnAccessMountPath lines */
 	char scan_time[32], scan_time_where[PATH_MAX + 32];
+	char log_file[PATH_MAX], log_file_where[PATH_MAX + 32];
+	int syslog;		/* LogSyslog yes */
+	char syslog_where[PATH_MAX + 32];
 };
 
 static void import_line(FILE *out, FILE *notes, const char *where, const char *opt,
@@ -107,7 +117,8 @@ static void import_line(FILE *out, FILE *notes, const char *where, const char *o
 		if (strcasecmp(opt, map[i].clamd))
 			continue;
 		if (map[i].conv != C_SAME && map[i].conv != C_SOURCE &&
-		    map[i].conv != C_SCANTIME && config_parse_bool(value, &b)) {
+		    map[i].conv != C_SCANTIME && map[i].conv != C_LOGFILE &&
+		    config_parse_bool(value, &b)) {
 			fprintf(notes, "%s: %s: not mapped: '%s' is not yes or no\n",
 				where, opt, value);
 			return;
@@ -149,6 +160,19 @@ static void import_line(FILE *out, FILE *notes, const char *where, const char *o
 			snprintf(st->scan_time, sizeof(st->scan_time), "%s", value);
 			snprintf(st->scan_time_where, sizeof(st->scan_time_where), "%s", where);
 			return;
+		case C_LOGFILE:
+			snprintf(st->log_file, sizeof(st->log_file), "%s", value);
+			snprintf(st->log_file_where, sizeof(st->log_file_where), "%s", where);
+			return;
+		case C_SYSLOG:
+			if (!b) {
+				fprintf(notes, "%s: %s: not mapped: no is the default (the journal under systemd)\n",
+					where, opt);
+				return;
+			}
+			st->syslog = 1;
+			snprintf(st->syslog_where, sizeof(st->syslog_where), "%s", where);
+			return;
 		}
 	}
 	for (size_t i = 0; i < sizeof(unmapped) / sizeof(unmapped[0]); i++)
@@ -157,6 +181,38 @@ static void import_line(FILE *out, FILE *notes, const char *where, const char *o
 			return;
 		}
 	fprintf(notes, "%s: %s: not mapped: clamd only, no equivalent\n", where, opt);
+}
+
+/*
+ * clamd writes to both a LogFile and syslog; this scanner to one target:
+ * the file wins.  clamd's file is clamd's (rotated for clamd, which the
+ * scanner is not told of, and read-only under the shipped unit): the
+ * scanner's goes to the unit's LogsDirectory under the same name.
+ */
+static void import_log(FILE *out, FILE *notes, struct import_state *st)
+{
+	char file[PATH_MAX + 32];
+	const char *base;
+	size_t dirlen = strlen(LOG_UNIT_DIR);
+
+	if (*st->log_file) {
+		base = strrchr(st->log_file, '/');
+		base = base && base[1] ? base + 1 : st->log_file;
+		if (!strncmp(st->log_file, LOG_UNIT_DIR "/", dirlen + 1)) {
+			snprintf(file, sizeof(file), "%s", st->log_file);
+		} else {
+			snprintf(file, sizeof(file), "%s/%s", LOG_UNIT_DIR, base);
+			fprintf(out, "# clamd's LogFile %s is clamd's own (rotated for clamd); the\n"
+				"# shipped unit lets the scanner write below %s only\n",
+				st->log_file, LOG_UNIT_DIR);
+		}
+		emit(out, notes, st->log_file_where, "LogFile", "log_file", file);
+		if (st->syslog)
+			fprintf(notes, "%s: LogSyslog: not mapped: one log target per scanner; log_file (LogFile) kept\n",
+				st->syslog_where);
+	} else if (st->syslog) {
+		emit(out, notes, st->syslog_where, "LogSyslog", "log_target", "syslog");
+	}
 }
 
 int clamdconf_import(const char *path, FILE *out, FILE *notes)
@@ -218,6 +274,7 @@ int clamdconf_import(const char *path, FILE *out, FILE *notes)
 			fprintf(notes, "%s: MaxScanTime: not mapped: %s ms is more than timeout_ms (%u) allows with source dazukofs; the default (timeout_ms) is kept\n",
 				st.scan_time_where, st.scan_time, CONFIG_DEFAULT_TIMEOUT_MS);
 	}
+	import_log(out, notes, &st);
 	free(line);
 	fclose(f);
 	return 0;

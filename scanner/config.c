@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <syslog.h>
 #include <unistd.h>
 
 #include <dazukofs.h>
@@ -58,6 +59,9 @@ void config_init(struct config *cfg)
 	cfg->virus_event_max = 4;
 	cfg->quarantine_dir = xstrdup(QUARANTINE_DEFAULT_DIR);
 	cfg->log_level = LOG_LVL_INFO;
+	cfg->log_target = LOG_TARGET_AUTO;
+	cfg->log_facility = LOG_DAEMON;
+	cfg->log_format = LOG_FORMAT_TEXT;
 	cfg->timeout_ms = CONFIG_DEFAULT_TIMEOUT_MS;
 	cfg->timeout_action = VERDICT_ALLOW;
 	cfg->track = 1;
@@ -99,6 +103,7 @@ void config_free(struct config *cfg)
 	list_free(&cfg->virus_event);
 	free(cfg->quarantine_dir);
 	free(cfg->metrics_file);
+	free(cfg->log_file);
 	free(cfg->exclude_uids.v);
 	memset(cfg, 0, sizeof(*cfg));
 }
@@ -457,6 +462,17 @@ static int set_log_level(struct config *cfg, const char *value, char *err,
 	return 0;
 }
 
+static int set_log_facility(struct config *cfg, const char *value, char *err,
+			    size_t errlen)
+{
+	int f = log_facility_parse(value);
+
+	if (f < 0)
+		FAIL("log_facility: '%s' is not %s", value, LOG_FACILITY_NAMES);
+	cfg->log_facility = f;
+	return 0;
+}
+
 static int set_local_socket(struct config *cfg, const char *value, char *err,
 			    size_t errlen)
 {
@@ -664,6 +680,21 @@ static const struct setting settings[] = {
 		  "(default " QUARANTINE_DEFAULT_DIR ")" },
 	{ .key = "log_level", .arg = "LEVEL", FUNC(set_log_level),
 	  .help = "error, warning, notice, info (default), debug" },
+	{ .key = "log_target", .arg = "TARGET", ENUM(log_target, log_target_names),
+	  .help = "auto (default: log_file if set, else the journal\n"
+		  "under systemd, else stderr), journal, syslog,\n"
+		  "file or stderr" },
+	{ .key = "log_facility", .arg = "NAME", FUNC(set_log_facility),
+	  .help = "syslog facility: daemon (default), local0..7,\n"
+		  "user, auth, ... (log_target syslog)" },
+	{ .key = "log_file", .arg = "PATH", PATH(log_file),
+	  .help = "log to this file, reopened on SIGHUP\n"
+		  "(log_target file)" },
+	{ .key = "log_format", .arg = "FORMAT", ENUM(log_format, log_format_names),
+	  .help = "text (default) or json: one JSON object per\n"
+		  "line (log_target file or stderr)" },
+	{ .key = "log_clean", .arg = "yes|no", BOOL(log_clean),
+	  .help = "log each clean scan, at info level (default no)" },
 	{ .key = "timeout_ms", .arg = "MS", UINT(timeout_ms, 0, DAZUKOFS_TIMEOUT_MS_MAX),
 	  .zero = "wait for ever",
 	  .help = "group verdict timeout, 0 waits for ever (default 30000)" },
@@ -1007,7 +1038,8 @@ void config_usage(FILE *out, const char *prog)
 	fprintf(out,
 "\n"
 "Options override the config file.  Signals: SIGHUP or SIGUSR2 reloads the\n"
-"signatures, SIGUSR1 logs the statistics, SIGTERM/SIGINT stop.\n"
+"signatures (SIGHUP also reopens log_file), SIGUSR1 logs the statistics,\n"
+"SIGTERM/SIGINT stop.\n"
 "See dazuko-clamscan(8) and clamscan.conf(5).\n");
 }
 
@@ -1120,6 +1152,21 @@ static int check_backend(struct config *cfg, char *err, size_t errlen)
 	     cfg->timeout_action == VERDICT_DENY ? "deny" : "allow");
 }
 
+/*
+ * A file target needs its file; JSON lines are written where there are
+ * lines (the journal has its own fields, syslog its own format).
+ */
+static int check_log(struct config *cfg, char *err, size_t errlen)
+{
+	if (cfg->log_target == LOG_TARGET_FILE && !cfg->log_file)
+		FAIL("log_target file needs log_file PATH");
+	if (cfg->log_format == LOG_FORMAT_JSON &&
+	    (cfg->log_target == LOG_TARGET_JOURNAL || cfg->log_target == LOG_TARGET_SYSLOG))
+		FAIL("log_format json applies to log_target file or stderr, not %s (the journal keeps structured fields)",
+		     log_target_names[cfg->log_target]);
+	return 0;
+}
+
 int config_from_args(struct config *cfg, int argc, char **argv, char *err,
 		     size_t errlen)
 {
@@ -1197,6 +1244,8 @@ int config_from_args(struct config *cfg, int argc, char **argv, char *err,
 	if (check_backend(cfg, err, errlen) && !check_problem(cfg, err))
 		return -1;
 	if (check_scan_time(cfg, err, errlen) && !check_problem(cfg, err))
+		return -1;
+	if (check_log(cfg, err, errlen) && !check_problem(cfg, err))
 		return -1;
 	if (cfg->problems)
 		FAIL("%s: %u problem(s), listed above", cfg->config_path, cfg->problems);

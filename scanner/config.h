@@ -94,6 +94,12 @@ struct config {
 	int quarantine;			/* enum quarantine_mode */
 	char *quarantine_dir;
 	int log_level;			/* enum log_level */
+	/* where and how (log.h's struct log_setup) */
+	int log_target;			/* enum log_target */
+	int log_facility;		/* LOG_DAEMON...: log_target syslog */
+	int log_format;			/* enum log_format */
+	char *log_file;
+	int log_clean;			/* clamd's LogClean */
 	unsigned int timeout_ms;
 	enum verdict timeout_action;
 	int track;

@@ -1,20 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Logging.  The level and target are set once at start (log_init) before
- * any worker runs and only read afterwards; the process has one log, so
- * this is the one piece of process-wide state.
+ * Logging.  The level and target are set once at start (log_open) before
+ * any worker runs and only read afterwards (a reopened file keeps its fd
+ * number); the process has one log, so this is the one piece of
+ * process-wide state.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <syslog.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <json-c/json.h>
 #include <systemd/sd-journal.h>
 
 #include "log.h"
@@ -31,10 +36,37 @@ static const int level_prio[] = {
 	[LOG_LVL_DEBUG] = LOG_DEBUG,
 };
 
+const char *const log_target_names[] = {
+	[LOG_TARGET_AUTO] = "auto",	[LOG_TARGET_JOURNAL] = "journal",
+	[LOG_TARGET_SYSLOG] = "syslog",	[LOG_TARGET_FILE] = "file",
+	[LOG_TARGET_STDERR] = "stderr",	NULL
+};
+
+const char *const log_format_names[] = {
+	[LOG_FORMAT_TEXT] = "text", [LOG_FORMAT_JSON] = "json", NULL
+};
+
+static const struct {
+	const char *name;
+	int facility;
+} facilities[] = {
+	{ "auth", LOG_AUTH }, { "authpriv", LOG_AUTHPRIV }, { "cron", LOG_CRON },
+	{ "daemon", LOG_DAEMON }, { "ftp", LOG_FTP }, { "lpr", LOG_LPR },
+	{ "mail", LOG_MAIL }, { "news", LOG_NEWS }, { "syslog", LOG_SYSLOG },
+	{ "user", LOG_USER }, { "uucp", LOG_UUCP },
+	{ "local0", LOG_LOCAL0 }, { "local1", LOG_LOCAL1 }, { "local2", LOG_LOCAL2 },
+	{ "local3", LOG_LOCAL3 }, { "local4", LOG_LOCAL4 }, { "local5", LOG_LOCAL5 },
+	{ "local6", LOG_LOCAL6 }, { "local7", LOG_LOCAL7 },
+};
+
 static struct {
 	enum log_level level;
-	int journal;
-} log_state = { LOG_LVL_INFO, 0 };
+	enum log_target target;		/* never auto */
+	enum log_format format;
+	int clean;
+	int fd;				/* targets file and stderr */
+	char path[PATH_MAX];		/* target file */
+} log_state = { LOG_LVL_INFO, LOG_TARGET_STDERR, LOG_FORMAT_TEXT, 0, STDERR_FILENO, "" };
 
 int log_level_parse(const char *name)
 {
@@ -64,15 +96,129 @@ static int stderr_is_journal(void)
 	       (unsigned long long)st.st_ino == ino;
 }
 
+int log_facility_parse(const char *name)
+{
+	if (!strncasecmp(name, "LOG_", 4))
+		name += 4;
+	for (size_t i = 0; i < sizeof(facilities) / sizeof(facilities[0]); i++)
+		if (!strcasecmp(name, facilities[i].name))
+			return facilities[i].facility;
+	return -1;
+}
+
+const char *log_facility_name(int facility)
+{
+	for (size_t i = 0; i < sizeof(facilities) / sizeof(facilities[0]); i++)
+		if (facilities[i].facility == facility)
+			return facilities[i].name;
+	return NULL;
+}
+
 void log_init(enum log_level level, int journal)
 {
 	log_state.level = level;
-	log_state.journal = journal < 0 ? stderr_is_journal() : journal;
+	if (journal < 0)
+		journal = stderr_is_journal();
+	log_state.target = journal ? LOG_TARGET_JOURNAL : LOG_TARGET_STDERR;
+	log_state.format = LOG_FORMAT_TEXT;
+	log_state.fd = STDERR_FILENO;
 }
 
 int log_to_journal(void)
 {
-	return log_state.journal;
+	return log_state.target == LOG_TARGET_JOURNAL;
+}
+
+enum log_target log_target_in_use(void)
+{
+	return log_state.target;
+}
+
+/*
+ * O_APPEND: each line goes to the end, also with logrotate's copytruncate
+ * and several writers; 0640 less the umask (the unit's makes it 0600).
+ * O_NONBLOCK: a FIFO at the path would hang the scanner in open() (it is
+ * refused below); a regular file ignores it.
+ */
+static int open_log_file(const char *path, char *err, size_t errlen)
+{
+	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY | O_NONBLOCK,
+		      0640);
+	struct stat st;
+
+	if (fd < 0) {
+		snprintf(err, errlen, "log_file %s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "log_file %s: not a regular file", path);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int log_open(const struct log_setup *s, char *err, size_t errlen)
+{
+	enum log_target t = s->target;
+	int fd = STDERR_FILENO;
+
+	if (t == LOG_TARGET_AUTO)
+		t = s->file ? LOG_TARGET_FILE :
+		    stderr_is_journal() ? LOG_TARGET_JOURNAL : LOG_TARGET_STDERR;
+	if (t == LOG_TARGET_FILE) {
+		if (!s->file || strlen(s->file) >= sizeof(log_state.path)) {
+			snprintf(err, errlen, "log_target file needs log_file, an absolute path");
+			return -1;
+		}
+		fd = open_log_file(s->file, err, errlen);
+		if (fd < 0)
+			return -1;
+		snprintf(log_state.path, sizeof(log_state.path), "%s", s->file);
+	}
+	if (t == LOG_TARGET_SYSLOG)
+		/* LOG_PID: glibc takes getpid() at each message, after daemon() too */
+		openlog("dazuko-clamscan", LOG_PID, s->facility);
+	log_state.level = s->level;
+	log_state.target = t;
+	log_state.format = s->format;
+	log_state.clean = s->clean;
+	log_state.fd = fd;
+	return 0;
+}
+
+int log_reopen(char *err, size_t errlen)
+{
+	int fd;
+
+	if (log_state.target != LOG_TARGET_FILE)
+		return 0;
+	fd = open_log_file(log_state.path, err, errlen);
+	if (fd < 0)
+		return -1;
+	/* the same fd number, now the new file: no lock for the writers */
+	if (fd != log_state.fd && dup3(fd, log_state.fd, O_CLOEXEC) < 0) {
+		snprintf(err, errlen, "log_file %s: dup3: %s", log_state.path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (fd != log_state.fd)
+		close(fd);
+	return 0;
+}
+
+void log_close(void)
+{
+	if (log_state.target == LOG_TARGET_FILE)
+		close(log_state.fd);
+	if (log_state.target == LOG_TARGET_SYSLOG)
+		closelog();
+	log_init(log_state.level, 0);
+}
+
+int log_clean_enabled(void)
+{
+	return log_state.clean;
 }
 
 #define LOG_MSG_MAX 2048
@@ -141,18 +287,167 @@ size_t log_escape(char *dst, size_t size, const char *src)
 	return len;
 }
 
-static void vlog(enum log_level level, const char *fmt, va_list ap)
+/*
+ * One record: what every target gets.  message is escaped already; the
+ * other strings are raw (NULL: not part of this record).
+ */
+struct record {
+	enum log_level level;
+	const char *event;		/* "message", "detection", "clean", ... */
+	const char *message;
+	const char *path, *comm, *signature, *action, *server;
+	pid_t pid;			/* with path */
+	long long uid;			/* with path; -1: unknown */
+};
+
+/* "2026-12-05T09:14:03.123456+01:00": RFC 3339, local time, microseconds */
+#define TIME_MAX 64
+
+static void rfc3339_now(char buf[TIME_MAX])
+{
+	char date[32] = "", tz[8] = "";
+	struct timespec ts;
+	struct tm tm;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	localtime_r(&ts.tv_sec, &tm);
+	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%S", &tm);
+	/* %z is +hhmm; RFC 3339 wants +hh:mm */
+	if (strftime(tz, sizeof(tz), "%z", &tm) != 5)
+		snprintf(tz, sizeof(tz), "+0000");
+	snprintf(buf, TIME_MAX, "%s.%06ld%.3s:%.2s", date, ts.tv_nsec / 1000, tz, tz + 3);
+}
+
+/* One write(): lines of several threads never mix. */
+static void write_line(const char *line, size_t len)
+{
+	ssize_t n;
+
+	do
+		n = write(log_state.fd, line, len);
+	while (n < 0 && errno == EINTR);
+}
+
+/* A string field, escaped (valid UTF-8 whatever the bytes); skipped if NULL. */
+static int json_add_escaped(json_object *o, const char *key, const char *raw)
+{
+	size_t size = strlen(raw) * LOG_ESCAPE_MAX_GROWTH + 1;
+	char *esc = malloc(size);
+	json_object *v;
+
+	if (!esc)
+		return -1;
+	log_escape(esc, size, raw);
+	v = json_object_new_string(esc);
+	free(esc);
+	return v ? json_object_object_add(o, key, v) : -1;
+}
+
+static int json_add_string(json_object *o, const char *key, const char *s)
+{
+	json_object *v = json_object_new_string(s);
+
+	return v ? json_object_object_add(o, key, v) : -1;
+}
+
+static int json_add_int(json_object *o, const char *key, int64_t i)
+{
+	json_object *v = json_object_new_int64(i);
+
+	return v ? json_object_object_add(o, key, v) : -1;
+}
+
+/* The record as one JSON object and a newline; NULL if out of memory. */
+static char *json_line(const struct record *r, size_t *len)
+{
+	json_object *o = json_object_new_object();
+	char when[TIME_MAX];
+	const char *js;
+	char *line = NULL;
+	size_t n;
+	int rc;
+
+	if (!o)
+		return NULL;
+	rfc3339_now(when);
+	rc = json_add_int(o, "schema", LOG_JSON_SCHEMA) |
+	     json_add_string(o, "time", when) |
+	     json_add_string(o, "level", level_names[r->level]) |
+	     json_add_string(o, "event", r->event) |
+	     json_add_string(o, "message", r->message) |
+	     json_add_int(o, "scanner_pid", getpid());
+	if (r->path)
+		rc |= json_add_escaped(o, "path", r->path) | json_add_int(o, "pid", r->pid) |
+		      json_add_escaped(o, "comm", r->comm);
+	if (r->path && r->uid >= 0)
+		rc |= json_add_int(o, "uid", r->uid);
+	if (r->signature)
+		rc |= json_add_escaped(o, "signature", r->signature);
+	if (r->action)
+		rc |= json_add_string(o, "action", r->action);
+	if (r->server)
+		rc |= json_add_escaped(o, "server", r->server);
+	js = rc ? NULL : json_object_to_json_string_length(o,
+			JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &n);
+	if (js && (line = malloc(n + 2))) {
+		memcpy(line, js, n);
+		line[n] = '\n';
+		line[n + 1] = 0;
+		*len = n + 1;
+	}
+	json_object_put(o);
+	return line;
+}
+
+static void emit(const struct record *r)
+{
+	char when[TIME_MAX], *line;
+	size_t len;
+	int n;
+
+	switch (log_state.target) {
+	case LOG_TARGET_JOURNAL:
+		sd_journal_send("MESSAGE=%s", r->message, "PRIORITY=%d", level_prio[r->level],
+				"SYSLOG_IDENTIFIER=dazuko-clamscan",
+				strcmp(r->event, "message") ? "DAZUKOFS_EVENT=%s" : NULL,
+				r->event, NULL);
+		return;
+	case LOG_TARGET_SYSLOG:
+		syslog(level_prio[r->level], "%s: %s", level_names[r->level], r->message);
+		return;
+	default:
+		break;
+	}
+	if (log_state.format == LOG_FORMAT_JSON) {
+		line = json_line(r, &len);
+		if (line)
+			write_line(line, len);
+		free(line);
+		return;
+	}
+	/* the file has no journal to add the time and pid */
+	if (log_state.target == LOG_TARGET_FILE) {
+		rfc3339_now(when);
+		n = asprintf(&line, "%s dazuko-clamscan[%d]: %s: %s\n", when, (int)getpid(),
+			     level_names[r->level], r->message);
+	} else {
+		n = asprintf(&line, "dazuko-clamscan: %s: %s\n", level_names[r->level],
+			     r->message);
+	}
+	if (n < 0)
+		return;
+	write_line(line, (size_t)n);
+	free(line);
+}
+
+static void vlog(enum log_level level, const char *event, const char *fmt, va_list ap)
 {
 	char raw[LOG_MSG_MAX], msg[LOG_MSG_MAX * LOG_ESCAPE_MAX_GROWTH];
+	struct record r = { .level = level, .event = event, .message = msg };
 
 	vsnprintf(raw, sizeof(raw), fmt, ap);
 	log_escape(msg, sizeof(msg), raw);
-	if (log_state.journal) {
-		sd_journal_send("MESSAGE=%s", msg, "PRIORITY=%d", level_prio[level],
-				"SYSLOG_IDENTIFIER=dazuko-clamscan", NULL);
-		return;
-	}
-	fprintf(stderr, "dazuko-clamscan: %s: %s\n", level_names[level], msg);
+	emit(&r);
 }
 
 int log_enabled(enum log_level level)
@@ -167,40 +462,126 @@ void log_msg(enum log_level level, const char *fmt, ...)
 	if (level > log_state.level)
 		return;
 	va_start(ap, fmt);
-	vlog(level, fmt, ap);
+	vlog(level, "message", fmt, ap);
 	va_end(ap);
 }
 
-void log_detection(const char *path, pid_t pid, const char *comm,
+void log_event(enum log_level level, const char *event, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (level > log_state.level)
+		return;
+	va_start(ap, fmt);
+	vlog(level, event, fmt, ap);
+	va_end(ap);
+}
+
+/* The escaped forms of a scan result's fields, for the text message. */
+struct escaped {
+	char path[PATH_MAX * LOG_ESCAPE_MAX_GROWTH + 1];
+	char comm[LOG_FIELD_MAX * LOG_ESCAPE_MAX_GROWTH + 1];
+	char sig[LOG_FIELD_MAX * LOG_ESCAPE_MAX_GROWTH + 1];
+	char server[LOG_FIELD_MAX * LOG_ESCAPE_MAX_GROWTH + 1];
+	char msg[PATH_MAX * LOG_ESCAPE_MAX_GROWTH + 4 * LOG_FIELD_MAX * LOG_ESCAPE_MAX_GROWTH + 128];
+};
+
+static void escape_fields(struct escaped *e, const char *path, const char *comm,
+			  const char *signature, const char *server)
+{
+	log_escape(e->path, sizeof(e->path), path);
+	log_escape(e->comm, sizeof(e->comm), comm);
+	log_escape(e->sig, sizeof(e->sig), signature ? signature : "");
+	log_escape(e->server, sizeof(e->server), server ? server : "");
+}
+
+/* the journal's DAZUKOFS_UID=N; NULL when unknown */
+#define UID_FIELD_MAX 48
+
+static const char *uid_field(long long uid, char buf[UID_FIELD_MAX])
+{
+	if (uid < 0)
+		return NULL;
+	snprintf(buf, UID_FIELD_MAX, "DAZUKOFS_UID=%lld", uid);
+	return buf;
+}
+
+/*
+ * sd_journal_send()'s last arguments: DAZUKOFS_SERVER (only when a clamd
+ * server scanned) and DAZUKOFS_UID (only when known), then the NULL that
+ * ends the list; a field left out must not end it before the other.
+ */
+#define OPTIONAL_FIELDS(server, ufield)					\
+	(server) ? "DAZUKOFS_SERVER=%s" : (ufield) ? "%s" : NULL,	\
+	(server) ? (server) : (ufield),					\
+	(server) && (ufield) ? "%s" : NULL, (ufield), NULL
+
+void log_detection(const char *path, pid_t pid, long long uid, const char *comm,
 		   const char *signature, const char *action, const char *server)
 {
-	char epath[PATH_MAX * LOG_ESCAPE_MAX_GROWTH + 1];
-	char ecomm[LOG_FIELD_MAX * LOG_ESCAPE_MAX_GROWTH + 1];
-	char esig[LOG_FIELD_MAX * LOG_ESCAPE_MAX_GROWTH + 1];
-	char eserver[LOG_FIELD_MAX * LOG_ESCAPE_MAX_GROWTH + 1] = "";
+	char ubuf[UID_FIELD_MAX];
+	const char *ufield = uid_field(uid, ubuf);
+	struct escaped es, *e = &es;
+	struct record r = {
+		.level = LOG_LVL_WARNING, .event = "detection", .path = path,
+		.comm = comm, .signature = signature, .action = action,
+		.server = server, .pid = pid, .uid = uid,
+	};
 
-	log_escape(epath, sizeof(epath), path);
-	log_escape(ecomm, sizeof(ecomm), comm);
-	log_escape(esig, sizeof(esig), signature);
-	if (server)
-		log_escape(eserver, sizeof(eserver), server);
-	if (log_state.journal) {
-		/* DAZUKOFS_SERVER only when a clamd server found it */
+	escape_fields(e, path, comm, signature, server);
+	if (log_state.target == LOG_TARGET_JOURNAL) {
 		sd_journal_send("MESSAGE=FOUND %s in %s (opened by pid %d %s): %s%s%s%s",
-				esig, epath, (int)pid, ecomm, action,
-				server ? " (clamd " : "", eserver, server ? ")" : "",
+				e->sig, e->path, (int)pid, e->comm, action,
+				server ? " (clamd " : "", e->server, server ? ")" : "",
 				"PRIORITY=%d", LOG_WARNING,
 				"SYSLOG_IDENTIFIER=dazuko-clamscan",
 				"MESSAGE_ID=5d2b6e0b9f6a4c8e8a1f3c7d9e2b4a61",
+				"DAZUKOFS_EVENT=detection",
 				"DAZUKOFS_PATH=%s", path, "DAZUKOFS_PID=%d", (int)pid,
 				"DAZUKOFS_COMM=%s", comm,
 				"DAZUKOFS_SIGNATURE=%s", signature,
 				"DAZUKOFS_ACTION=%s", action,
-				server ? "DAZUKOFS_SERVER=%s" : NULL, server, NULL);
+				OPTIONAL_FIELDS(server, ufield));
 		return;
 	}
 	/* Detections are always logged, whatever the level. */
-	fprintf(stderr,
-		"dazuko-clamscan: warning: FOUND signature=%s path=%s pid=%d comm=%s action=%s%s%s\n",
-		esig, epath, (int)pid, ecomm, action, server ? " server=" : "", eserver);
+	snprintf(e->msg, sizeof(e->msg),
+		 "FOUND signature=%s path=%s pid=%d comm=%s action=%s%s%s",
+		 e->sig, e->path, (int)pid, e->comm, action, server ? " server=" : "",
+		 e->server);
+	r.message = e->msg;
+	emit(&r);
+}
+
+void log_clean(const char *path, pid_t pid, long long uid, const char *comm,
+	       const char *server)
+{
+	char ubuf[UID_FIELD_MAX];
+	const char *ufield = uid_field(uid, ubuf);
+	struct escaped es, *e = &es;
+	struct record r = {
+		.level = LOG_LVL_INFO, .event = "clean", .path = path, .comm = comm,
+		.server = server, .pid = pid, .uid = uid,
+	};
+
+	if (!log_state.clean)
+		return;
+	escape_fields(e, path, comm, NULL, server);
+	if (log_state.target == LOG_TARGET_JOURNAL) {
+		sd_journal_send("MESSAGE=clean: %s (opened by pid %d %s)%s%s%s",
+				e->path, (int)pid, e->comm,
+				server ? " (clamd " : "", e->server, server ? ")" : "",
+				"PRIORITY=%d", LOG_INFO,
+				"SYSLOG_IDENTIFIER=dazuko-clamscan",
+				"MESSAGE_ID=8c1e2f4a6b3d4e5f9a7b0c2d4e6f8a13",
+				"DAZUKOFS_EVENT=clean",
+				"DAZUKOFS_PATH=%s", path, "DAZUKOFS_PID=%d", (int)pid,
+				"DAZUKOFS_COMM=%s", comm,
+				OPTIONAL_FIELDS(server, ufield));
+		return;
+	}
+	snprintf(e->msg, sizeof(e->msg), "clean path=%s pid=%d comm=%s%s%s",
+		 e->path, (int)pid, e->comm, server ? " server=" : "", e->server);
+	r.message = e->msg;
+	emit(&r);
 }

@@ -1,8 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Logging: to the journal (structured) when run by systemd, else to stderr. */
+/*
+ * Logging: to the journal (structured) when run by systemd, else to
+ * stderr; or, chosen by log_target, to syslog with a facility or to a
+ * file, as text or JSON lines (log_format).
+ */
 #ifndef SCANNER_LOG_H
 #define SCANNER_LOG_H
 
+#include <stddef.h>
 #include <sys/types.h>
 
 enum log_level {
@@ -13,9 +18,77 @@ enum log_level {
 	LOG_LVL_DEBUG,
 };
 
+/*
+ * auto: log_file if one is set, else the journal when stderr is
+ * connected to it (run by systemd), else stderr.
+ */
+enum log_target {
+	LOG_TARGET_AUTO,
+	LOG_TARGET_JOURNAL,
+	LOG_TARGET_SYSLOG,
+	LOG_TARGET_FILE,
+	LOG_TARGET_STDERR,
+};
+/* The targets' and formats' names, indexed by the enums, NULL-terminated. */
+extern const char *const log_target_names[];
+
+enum log_format { LOG_FORMAT_TEXT, LOG_FORMAT_JSON };
+extern const char *const log_format_names[];
+
+/*
+ * The version of the JSON records' field set (Documentation/userspace.md):
+ * fields may be added without a change; one renamed, removed or given
+ * another meaning makes it 2.
+ */
+#define LOG_JSON_SCHEMA 1
+
 /* "error", "warning", "notice", "info", "debug" -> level; -1 if unknown. */
 int log_level_parse(const char *name);
 const char *log_level_name(enum log_level level);
+
+/*
+ * A syslog facility by name: "daemon", "local0" to "local7", ... (see
+ * LOG_FACILITY_NAMES), in any case, with or without clamd's "LOG_"
+ * prefix (LOG_LOCAL6); its LOG_* value, or -1 if unknown.
+ */
+int log_facility_parse(const char *name);
+/* The name of a LOG_* facility value; NULL if it is none. */
+const char *log_facility_name(int facility);
+#define LOG_FACILITY_NAMES "auth, authpriv, cron, daemon, ftp, lpr, mail, news, " \
+	"syslog, user, uucp or local0 to local7"
+
+/*
+ * The shipped unit's LogsDirectory= (ProtectSystem=strict makes the rest
+ * of /var/log read-only): where --import-clamd-conf puts a LogFile.
+ */
+#define LOG_UNIT_DIR "/var/log/dazukofs"
+
+/* Where and how to log (log_open). */
+struct log_setup {
+	enum log_level level;
+	enum log_target target;
+	int facility;			/* LOG_DAEMON...: target syslog */
+	enum log_format format;		/* JSON: targets file and stderr */
+	const char *file;		/* target file (or auto) */
+	int clean;			/* log each clean scan (log_clean) */
+};
+
+/*
+ * Start logging as s says, once, before any other thread runs: opens the
+ * file (O_APPEND, mode 0640 less the umask) or syslog.  -1 with a message
+ * in err; the log is then unchanged (stderr).
+ */
+int log_open(const struct log_setup *s, char *err, size_t errlen);
+/*
+ * Target file: open the file's path again and write there from now on
+ * (logrotate's postrotate, SIGHUP); other targets: nothing.  The old fd
+ * is replaced in one dup3(), so a worker's line goes to one file or the
+ * other, whole.  -1 with a message in err: the old file stays in use.
+ */
+int log_reopen(char *err, size_t errlen);
+void log_close(void);
+/* The target in use (never auto). */
+enum log_target log_target_in_use(void);
 
 /* Level and target; journal: 1 journal, 0 stderr, -1 auto (JOURNAL_STREAM). */
 void log_init(enum log_level level, int journal);
@@ -23,6 +96,12 @@ int log_to_journal(void);
 
 void log_msg(enum log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/*
+ * A message about the scanner's own life: event (JSON "event", journal
+ * DAZUKOFS_EVENT) is "start", "stop" or "reload"; logged at its level.
+ */
+void log_event(enum log_level level, const char *event, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 /* Would a message at this level be logged? */
 int log_enabled(enum log_level level);
 
@@ -32,19 +111,28 @@ int log_enabled(enum log_level level);
  * Backslash becomes \\, newline, tab and CR \n \t \r, other control
  * bytes, DEL, C1 controls and bytes that are not UTF-8 \xNN.  dst is
  * always NUL-terminated (unless size is 0) and never ends inside an
- * escape; returns the length written.
+ * escape; returns the length written.  The result is valid UTF-8, and
+ * the bytes can be had back by undoing the escapes (JSON's fields).
  */
 size_t log_escape(char *dst, size_t size, const char *src);
 /* The most log_escape() makes of one byte: \xNN. */
 #define LOG_ESCAPE_MAX_GROWTH 4
 
 /*
- * A detection, with structured fields in the journal: the message is
- * escaped, DAZUKOFS_PATH and DAZUKOFS_COMM hold the raw bytes.  server:
- * the clamd server that found it (DAZUKOFS_SERVER), NULL for libclamav.
+ * A detection, always logged (level warning), with structured fields in
+ * the journal: the message is escaped, DAZUKOFS_PATH and DAZUKOFS_COMM
+ * hold the raw bytes.  uid: the opener's real uid, -1 if unknown (JSON
+ * and the journal only: the text line keeps its fields).  server: the clamd server that found it
+ * (DAZUKOFS_SERVER), NULL for libclamav.
  */
-void log_detection(const char *path, pid_t pid, const char *comm,
+void log_detection(const char *path, pid_t pid, long long uid, const char *comm,
 		   const char *signature, const char *action, const char *server);
+
+/* log_clean = yes: is each clean scan to be logged? */
+int log_clean_enabled(void);
+/* A clean scan result (level info), whatever log_level, if log_clean. */
+void log_clean(const char *path, pid_t pid, long long uid, const char *comm,
+	       const char *server);
 
 /* The arguments are evaluated only if the level is logged (see worker.c). */
 #define log_at(level, ...)					\

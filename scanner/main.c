@@ -145,8 +145,9 @@ static void *reload_main(void *arg)
 	 * so do the verdicts found with it (a reload would only flush them).
 	 */
 	if (r->have_loaded && !db_changed(sc->cfg->database, &r->loaded)) {
-		log_notice("reload: the signatures in %s did not change; engine and verdicts kept",
-			   sc->cfg->database);
+		log_event(LOG_LVL_NOTICE, "reload",
+			  "reload: the signatures in %s did not change; engine and verdicts kept",
+			  sc->cfg->database);
 		eventfd_write(r->done_fd, 1);
 		return NULL;
 	}
@@ -158,7 +159,8 @@ static void *reload_main(void *arg)
 			err, sizeof(err));
 	if (!e) {
 		atomic_fetch_add(&sc->stats.reload_failures, 1);
-		log_error("reload failed, keeping the old signatures: %s", err);
+		log_event(LOG_LVL_ERROR, "reload",
+			  "reload failed, keeping the old signatures: %s", err);
 	} else {
 		unsigned int n = e->signatures;
 
@@ -168,7 +170,8 @@ static void *reload_main(void *arg)
 		r->loaded = fp;
 		r->have_loaded = have_fp;
 		atomic_fetch_add(&sc->stats.reloads, 1);
-		log_notice("reloaded: %u signatures from %s", n, sc->cfg->database);
+		log_event(LOG_LVL_NOTICE, "reload", "reloaded: %u signatures from %s", n,
+			  sc->cfg->database);
 	}
 	eventfd_write(r->done_fd, 1);
 	return NULL;
@@ -305,6 +308,19 @@ static void watchdog_ping(struct app *app)
 		  " s: not pinging the watchdog", stuck, first, for_us / 1000000);
 }
 
+/* log_file: a new file after logrotate moved the old one away. */
+static void reopen_log(void)
+{
+	char err[PATH_MAX + 64];
+
+	if (log_target_in_use() != LOG_TARGET_FILE)
+		return;
+	if (log_reopen(err, sizeof(err)))
+		log_error("%s; still writing to the old file", err);
+	else
+		log_notice("log file reopened");
+}
+
 /* 0: stop asked, 1: a worker failed. */
 static int control_loop(struct app *app)
 {
@@ -331,9 +347,18 @@ static int control_loop(struct app *app)
 				switch (si.ssi_signo) {
 				case SIGTERM:
 				case SIGINT:
-					log_notice("signal %d: stopping", (int)si.ssi_signo);
+					log_event(LOG_LVL_NOTICE, "stop", "signal %d: stopping",
+						  (int)si.ssi_signo);
 					return 0;
 				case SIGHUP:
+					/*
+					 * logrotate's postrotate; the reload that
+					 * comes with it loads nothing if the
+					 * signatures did not change.
+					 */
+					reopen_log();
+					reload_start(app);
+					break;
 				case SIGUSR2:	/* clamd's reload signal */
 					reload_start(app);
 					break;
@@ -431,7 +456,21 @@ int main(int argc, char **argv)
 		config_free(&app.cfg);
 		return 0;
 	}
-	log_init(app.cfg.log_level, -1);
+	{
+		const struct log_setup ls = {
+			.level = app.cfg.log_level, .target = app.cfg.log_target,
+			.facility = app.cfg.log_facility, .format = app.cfg.log_format,
+			.file = app.cfg.log_file, .clean = app.cfg.log_clean,
+		};
+
+		if (log_open(&ls, err, sizeof(err))) {
+			fprintf(stderr, "dazuko-clamscan: %s\n", err);
+			config_free(&app.cfg);
+			return 1;
+		}
+	}
+	if (app.cfg.log_format == LOG_FORMAT_JSON && log_to_journal())
+		log_notice("log_format json: logging to the journal, which keeps its own fields (log_target, log_file)");
 	if (!app.cfg.foreground && !getenv("NOTIFY_SOCKET") && daemon(0, 1)) {
 		log_error("daemon: %s", strerror(errno));
 		return 1;
@@ -559,12 +598,12 @@ int main(int argc, char **argv)
 		log_error("%s", err);
 		goto out_workers;
 	}
-	log_notice("ready: source %s%s%s, %u workers, backend %s%s%s",
-		   app.source.ops->name, app.cfg.source == SOURCE_DAZUKOFS ? " group " : " mount ",
-		   app.cfg.source == SOURCE_DAZUKOFS ? app.cfg.group : app.cfg.fanotify_mount,
-		   app.nworkers, app.sc.backend.ops->name,
-		   app.cfg.backend == BACKEND_LIBCLAMAV ? ", database " : "",
-		   app.cfg.backend == BACKEND_LIBCLAMAV ? app.cfg.database : "");
+	log_event(LOG_LVL_NOTICE, "start", "ready: source %s%s%s, %u workers, backend %s%s%s",
+		  app.source.ops->name, app.cfg.source == SOURCE_DAZUKOFS ? " group " : " mount ",
+		  app.cfg.source == SOURCE_DAZUKOFS ? app.cfg.group : app.cfg.fanotify_mount,
+		  app.nworkers, app.sc.backend.ops->name,
+		  app.cfg.backend == BACKEND_LIBCLAMAV ? ", database " : "",
+		  app.cfg.backend == BACKEND_LIBCLAMAV ? app.cfg.database : "");
 	sd_notify(0, "READY=1");
 	notify_status(&app, "running");
 
@@ -601,5 +640,6 @@ out:
 	if (app.self_check_fd >= 0)
 		close(app.self_check_fd);
 	config_free(&app.cfg);
+	log_close();
 	return status;
 }

@@ -84,6 +84,24 @@ static int read_status(int dirfd, char *buf, size_t size)
 	return 0;
 }
 
+int opener_uid(pid_t pid, uid_t *uid)
+{
+	char p[32], status[4096];
+	uid_t euid, fsuid;
+	int dirfd, rc;
+
+	if (pid <= 0)
+		return -1;
+	snprintf(p, sizeof(p), "/proc/%d", (int)pid);
+	dirfd = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0)
+		return -1;
+	rc = read_status(dirfd, status, sizeof(status)) ||
+	     opener_parse_uids(status, uid, &euid, &fsuid) ? -1 : 0;
+	close(dirfd);
+	return rc;
+}
+
 int opener_excluded(const struct config *cfg, pid_t pid, char *why, size_t whylen)
 {
 	char p[32], status[4096], exe[PATH_MAX];

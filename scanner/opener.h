@@ -23,6 +23,12 @@ int opener_exclusions(const struct config *cfg);
 int opener_excluded(const struct config *cfg, pid_t pid, char *why, size_t whylen);
 
 /*
+ * The real uid of process pid (the user who ran it), for the log; -1 if
+ * it cannot be told (gone, /proc unreadable).
+ */
+int opener_uid(pid_t pid, uid_t *uid);
+
+/*
  * The Uid: line of /proc/PID/status ("Uid:\tR\tE\tS\tF"): real, effective
  * and filesystem uids.  -1 if malformed.  For the tests.
  */

@@ -104,6 +104,14 @@ static const char *error_verdict_name(const struct config *cfg)
 	return cfg->prevention ? "deny" : "allow (report only)";
 }
 
+/* For the log: the opener's real uid, -1 if it cannot be told. */
+static long long opener_uid_or_unknown(pid_t pid)
+{
+	uid_t uid;
+
+	return opener_uid(pid, &uid) ? -1 : (long long)uid;
+}
+
 /*
  * A detection: logged, and its quarantine and virus_event queued.  fd -1:
  * nothing to quarantine (a file only refused by a limit or for being
@@ -115,7 +123,8 @@ static void detected(struct scanner *sc, int fd, struct event_path *path, pid_t 
 	char comm[64];
 
 	read_comm(pid, comm, sizeof(comm));
-	log_detection(event_path_name(path), pid, comm, sig, action, server);
+	log_detection(event_path_name(path), pid, opener_uid_or_unknown(pid), comm, sig,
+		      action, server);
 	if (sc->virusevent)
 		virusevent_queue(sc->virusevent, fd, event_path_name(path), sig, pid, action);
 }
@@ -210,8 +219,12 @@ enum verdict scanner_decide(struct scanner *sc, int fd, struct event_path *path,
 	atomic_fetch_add(&sc->stats.events, 1);
 	stable_clock(&clock_before);
 	if (fstat(fd, &st)) {
-		log_warning("%s: fstat: %s; verdict %s", event_path_name(path),
-			    strerror(errno), error_verdict_name(cfg));
+		/* before the path is resolved, which may set errno */
+		const char *why = strerror(errno);
+
+		if (log_enabled(LOG_LVL_WARNING))
+			log_event(LOG_LVL_WARNING, "error", "%s: fstat: %s; verdict %s",
+				  event_path_name(path), why, error_verdict_name(cfg));
 		return error_verdict(sc);
 	}
 	if (cfg->include.n || cfg->exclude.n) {
@@ -289,8 +302,17 @@ enum verdict scanner_decide(struct scanner *sc, int fd, struct event_path *path,
 		if (remember && cfg->cache_size &&
 		    gen == cache_generation(&sc->cache))
 			*remember = 1;
-		log_debug("%s: clean%s%s", event_path_name(path),
-			  ans.server ? " by clamd " : "", ans.server ? ans.server : "");
+		if (log_clean_enabled()) {
+			char comm[64];
+
+			/* clamd's LogClean: a scan's result, not a cache hit */
+			read_comm(pid, comm, sizeof(comm));
+			log_clean(event_path_name(path), pid, opener_uid_or_unknown(pid), comm,
+				  ans.server);
+		} else {
+			log_debug("%s: clean%s%s", event_path_name(path),
+				  ans.server ? " by clamd " : "", ans.server ? ans.server : "");
+		}
 		return VERDICT_ALLOW;
 	case SCAN_INFECTED: {
 		const char *action;
@@ -306,8 +328,9 @@ enum verdict scanner_decide(struct scanner *sc, int fd, struct event_path *path,
 		return partial_verdict(sc, res, ans.sig, ans.server, path, pid);
 	case SCAN_ERROR:
 	default:
-		log_warning("%s: scan error: %s; verdict %s", event_path_name(path),
-			    ans.sig, error_verdict_name(cfg));
+		if (log_enabled(LOG_LVL_WARNING))
+			log_event(LOG_LVL_WARNING, "error", "%s: scan error: %s; verdict %s",
+				  event_path_name(path), ans.sig, error_verdict_name(cfg));
 		return error_verdict(sc);
 	}
 }

@@ -30,6 +30,8 @@ if [ -r "$DEB" ]; then
 	has "$W/deb.conf" "database = $v	# DatabaseDirectory"
 	v=$(awk '$1 == "MaxFileSize" {print $2}' "$DEB")
 	[ -z "$v" ] || has "$W/deb.conf" "max_file_size = $v	# MaxFileSize"
+	v=$(awk '$1 == "LogFile" {print $2}' "$DEB")
+	[ -z "$v" ] || has "$W/deb.conf" "log_file = /var/log/dazukofs/${v##*/}	# LogFile"
 	ln=$(grep -n '^LocalSocket ' "$DEB" | cut -d: -f1)
 	[ -z "$ln" ] || grep -q "^$DEB:$ln: LocalSocket: not mapped: .*backend = clamd, local_socket" "$W/deb.notes" ||
 		fail "LocalSocket not explained: $(cat "$W/deb.notes")"
@@ -64,6 +66,14 @@ OnAccessDenyOnError yes
 OnAccessExcludeUname no-such-user-7c1e
 MaxScanTime 60000
 VirusEvent /usr/local/bin/notify %v %f
+LogFile /var/log/clamav/clamav.log
+LogSyslog yes
+LogFacility LOG_MAIL
+LogClean yes
+LogTime yes
+LogFileMaxSize 2M
+LogRotate yes
+LogFileUnlock no
 CONF
 "$SCANNER" --import-clamd-conf "$W/onaccess.conf" >"$W/oa.conf" 2>"$W/oa.notes" ||
 	fail "import failed: $(cat "$W/oa.notes")"
@@ -73,7 +83,9 @@ for l in "fanotify_mount = $W	# OnAccessMountPath" "source = fanotify	# OnAccess
 	"exclude_root = yes	# OnAccessExcludeRootUID" "exclude_uid = 998	# OnAccessExcludeUID" \
 	"exclude_user = nobody	# OnAccessExcludeUname" "max_file_size = 5M	# OnAccessMaxFileSize" \
 	"workers = 5	# OnAccessMaxThreads" "prevention = yes	# OnAccessPrevention" \
-	"on_error = deny	# OnAccessDenyOnError" "max_scan_time = 60000	# MaxScanTime"; do
+	"on_error = deny	# OnAccessDenyOnError" "max_scan_time = 60000	# MaxScanTime" \
+	"log_file = /var/log/dazukofs/clamav.log	# LogFile" "log_facility = LOG_MAIL	# LogFacility" \
+	"log_clean = yes	# LogClean"; do
 	has "$W/oa.conf" "$l"
 done
 N=$W/onaccess.conf
@@ -81,12 +93,31 @@ for l in "$N:3: OnAccessMountPath: not mapped: one fanotify_mount" \
 	"$N:11: OnAccessCurlTimeout: not mapped" "$N:12: OnAccessDisableDDD: not mapped" \
 	"$N:14: OnAccessExtraScanning: not mapped" "$N:15: OnAccessRetryAttempts: not mapped" \
 	"$N:17: OnAccessExcludeUname: not mapped: exclude_user: 'no-such-user-7c1e': no such user" \
-	"$N:19: VirusEvent: not mapped: a shell command line"; do
+	"$N:19: VirusEvent: not mapped: a shell command line" \
+	"$N:21: LogSyslog: not mapped: one log target per scanner; log_file (LogFile) kept" \
+	"$N:24: LogTime: not mapped" "$N:25: LogFileMaxSize: not mapped: the scanner does not rotate" \
+	"$N:26: LogRotate: not mapped: the scanner does not rotate" "$N:27: LogFileUnlock: not mapped"; do
 	grep -qF -- "$l" "$W/oa.notes" || fail "not noted: $l"
 done
 out=$("$SCANNER" -c "$W/oa.conf" --check-config 2>&1) ||
 	fail "the imported sample does not pass --check-config: $out"
-pass "every OnAccess option mapped or explained; the result passes --check-config"
+pass "every OnAccess and logging option mapped or explained; the result passes --check-config"
+
+# syslog alone: the target; a facility clamd would refuse is not mapped;
+# a LogFile in the unit's LogsDirectory stays where it is
+printf 'LogSyslog yes\nLogFacility LOG_LOCAL9\nLogFacility LOG_LOCAL2\n' > "$W/syslog.conf"
+"$SCANNER" --import-clamd-conf "$W/syslog.conf" >"$W/sl.conf" 2>"$W/sl.notes" ||
+	fail "import failed: $(cat "$W/sl.notes")"
+has "$W/sl.conf" "log_target = syslog	# LogSyslog"
+has "$W/sl.conf" "log_facility = LOG_LOCAL2	# LogFacility"
+grep -qF "$W/syslog.conf:2: LogFacility: not mapped: log_facility: 'LOG_LOCAL9' is not auth," "$W/sl.notes" ||
+	fail "LOG_LOCAL9: $(cat "$W/sl.notes")"
+out=$("$SCANNER" -c "$W/sl.conf" --check-config 2>&1) || fail "syslog sample: $out"
+printf 'LogFile /var/log/dazukofs/own.log\nLogSyslog no\n' > "$W/file.conf"
+"$SCANNER" --import-clamd-conf "$W/file.conf" >"$W/fl.conf" 2>"$W/fl.notes" || fail "import failed"
+has "$W/fl.conf" "log_file = /var/log/dazukofs/own.log	# LogFile"
+grep -qF "$W/file.conf:2: LogSyslog: not mapped: no is the default" "$W/fl.notes" || fail "LogSyslog no: $(cat "$W/fl.notes")"
+pass "LogSyslog, LogFacility, LogFile: one target, bad facilities explained"
 
 "$SCANNER" --import-clamd-conf "$W/missing.conf" >/dev/null 2>"$W/err" && fail "a missing file imported"
 grep -q "missing.conf: No such file" "$W/err" || fail "missing file: $(cat "$W/err")"

@@ -22,6 +22,9 @@
 
 #include <cmocka.h>
 #include <clamav.h>
+#include <json-c/json.h>
+
+#include "capture.h"
 
 #include "config.h"
 #include "engine.h"
@@ -437,6 +440,96 @@ static void test_filters(void **state)
 	assert_int_equal(decide(f, make_file("eicar2", EICAR)), VERDICT_DENY);
 }
 
+/* What the worker logs as JSON records (log.h): clean, detection, error. */
+static struct fixture *records_fixture;
+static char records_clean[600], records_eicar[600];
+
+static void decide_for_records(void)
+{
+	decide(records_fixture, records_clean);
+	decide(records_fixture, records_eicar);
+	decide_fd(records_fixture, 9999, "/gone", 1);
+}
+
+static const char *record_str(json_object *o, const char *key)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v))
+		fail_msg("no '%s' in %s", key, json_object_to_json_string(o));
+	return json_object_get_string(v);
+}
+
+static int64_t record_int(json_object *o, const char *key)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_int))
+		fail_msg("no integer '%s' in %s", key, json_object_to_json_string(o));
+	return json_object_get_int64(v);
+}
+
+static void test_log_records(void **state)
+{
+	struct fixture *f = *state;
+	const struct log_setup ls = {
+		.level = LOG_LVL_WARNING, .target = LOG_TARGET_STDERR,
+		.format = LOG_FORMAT_JSON, .clean = 1,
+	};
+	static char out[16384];
+	struct stderr_capture c;
+	char err[256], comm[64] = "";
+	json_object *o[3];
+	const char *p;
+	FILE *cf;
+
+	snprintf(records_clean, sizeof(records_clean), "%s", make_file("records-clean", "text\n"));
+	snprintf(records_eicar, sizeof(records_eicar), "%s", make_file("records-eicar", EICAR));
+	records_fixture = f;
+	cf = fopen("/proc/self/comm", "re");
+	assert_non_null(cf);
+	assert_non_null(fgets(comm, sizeof(comm), cf));
+	fclose(cf);
+	comm[strcspn(comm, "\n")] = 0;
+
+	assert_int_equal(log_open(&ls, err, sizeof(err)), 0);
+	capture_begin(&c);
+	decide_for_records();
+	capture_end(&c, out, sizeof(out));
+	log_init(LOG_LVL_WARNING, 0);
+
+	p = out;
+	for (int i = 0; i < 3; i++) {
+		const char *nl = strchr(p, '\n');
+
+		if (!nl)
+			fail_msg("3 records expected: '%s'", out);
+		o[i] = json_tokener_parse(strndupa(p, (size_t)(nl - p)));
+		if (!o[i])
+			fail_msg("not JSON: '%.*s'", (int)(nl - p), p);
+		p = nl + 1;
+	}
+	assert_string_equal(p, "");
+	/* log_clean holds below info; the uid and comm are read from /proc */
+	assert_string_equal(record_str(o[0], "event"), "clean");
+	assert_string_equal(record_str(o[0], "level"), "info");
+	assert_string_equal(record_str(o[0], "path"), records_clean);
+	assert_int_equal(record_int(o[0], "pid"), getpid());
+	assert_int_equal(record_int(o[0], "uid"), getuid());
+	assert_string_equal(record_str(o[0], "comm"), comm);
+	assert_string_equal(record_str(o[1], "event"), "detection");
+	assert_string_equal(record_str(o[1], "path"), records_eicar);
+	assert_string_equal(record_str(o[1], "action"), "denied");
+	assert_int_equal(record_int(o[1], "uid"), getuid());
+	assert_non_null(strstr(record_str(o[1], "signature"), "EICAR"));
+	assert_string_equal(record_str(o[2], "event"), "error");
+	assert_string_equal(record_str(o[2], "level"), "warning");
+	assert_string_equal(record_str(o[2], "message"),
+			    "/gone: fstat: Bad file descriptor; verdict allow");
+	for (int i = 0; i < 3; i++)
+		json_object_put(o[i]);
+}
+
 static void test_errors(void **state)
 {
 	struct fixture *f = *state;
@@ -838,6 +931,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_parse_uids),
 		cmocka_unit_test_setup_teardown(test_filters, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_log_records, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_swap, setup, teardown),
 		cmocka_unit_test(test_scanning_peak),
 		cmocka_unit_test(test_workers_stuck),

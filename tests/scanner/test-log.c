@@ -1,17 +1,30 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit tests of the log: escaping, and one call making one line. */
+/*
+ * Unit tests of the log: escaping, one call making one line, the JSON
+ * records (parsed back with json-c), the file target and its reopening,
+ * syslog facilities, and the settings' bad values.
+ */
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <regex.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <syslog.h>
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <json-c/json.h>
 
 #include "capture.h"
 
+#include "config.h"
 #include "log.h"
 
 static void expect_escaped(const char *in, const char *want)
@@ -86,7 +99,7 @@ static void log_a_path(void)
 
 static void log_a_detection(void)
 {
-	log_detection(forged_path, 42, "ev\x1b[2J\ncomm", "Eicar\n", "denied", NULL);
+	log_detection(forged_path, 42, -1, "ev\x1b[2J\ncomm", "Eicar\n", "denied", NULL);
 }
 
 static int count(const char *s, char c)
@@ -119,12 +132,513 @@ static void test_one_line(void **state)
 		"pid=42 comm=ev\\x1b[2J\\ncomm action=denied\n");
 }
 
+static void test_facility(void **state)
+{
+	(void)state;
+	assert_int_equal(log_facility_parse("daemon"), LOG_DAEMON);
+	assert_int_equal(log_facility_parse("local0"), LOG_LOCAL0);
+	assert_int_equal(log_facility_parse("local7"), LOG_LOCAL7);
+	/* clamd's LogFacility spelling, and any case */
+	assert_int_equal(log_facility_parse("LOG_LOCAL6"), LOG_LOCAL6);
+	assert_int_equal(log_facility_parse("Mail"), LOG_MAIL);
+	assert_int_equal(log_facility_parse("authpriv"), LOG_AUTHPRIV);
+	assert_int_equal(log_facility_parse("local8"), -1);
+	assert_int_equal(log_facility_parse("kern"), -1);
+	assert_int_equal(log_facility_parse("LOG_"), -1);
+	assert_int_equal(log_facility_parse(""), -1);
+	assert_int_equal(log_facility_parse("daemon "), -1);
+	assert_string_equal(log_facility_name(LOG_LOCAL3), "local3");
+	assert_string_equal(log_facility_name(LOG_DAEMON), "daemon");
+	assert_null(log_facility_name(LOG_KERN));
+}
+
+/* s parsed as strict JSON, valid UTF-8 required; fails the test if not. */
+static json_object *parse_strict(const char *s, size_t len)
+{
+	json_tokener *tok = json_tokener_new();
+	json_object *o;
+
+	assert_non_null(tok);
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+	o = json_tokener_parse_ex(tok, s, (int)len);
+	if (!o || json_tokener_get_parse_end(tok) != len)
+		fail_msg("not one strict JSON object (%s): '%.*s'",
+			 json_tokener_error_desc(json_tokener_get_error(tok)), (int)len, s);
+	json_tokener_free(tok);
+	return o;
+}
+
+static const char *str_field(json_object *o, const char *key)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
+		fail_msg("no string field '%s' in %s", key, json_object_to_json_string(o));
+	return json_object_get_string(v);
+}
+
+static int64_t int_field(json_object *o, const char *key)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_int))
+		fail_msg("no integer field '%s' in %s", key, json_object_to_json_string(o));
+	return json_object_get_int64(v);
+}
+
+static int has_field(json_object *o, const char *key)
+{
+	return json_object_object_get_ex(o, key, NULL);
+}
+
+/* out's lines, each one strict JSON object; n of them expected */
+static void parse_lines(const char *out, json_object **objs, size_t n)
+{
+	const char *p = out;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *nl = strchr(p, '\n');
+
+		if (!nl)
+			fail_msg("line %zu missing in '%s'", i + 1, out);
+		objs[i] = parse_strict(p, (size_t)(nl - p));
+		p = nl + 1;
+	}
+	assert_string_equal(p, "");
+}
+
+/* RFC 3339 with microseconds and a numeric offset */
+static void assert_rfc3339(const char *t)
+{
+	regex_t re;
+
+	assert_int_equal(regcomp(&re, "^[0-9]{4}-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-6][0-9]"
+				 "\\.[0-9]{6}[+-][0-2][0-9]:[0-5][0-9]$", REG_EXTENDED | REG_NOSUB), 0);
+	if (regexec(&re, t, 0, NULL, 0))
+		fail_msg("time '%s' is not RFC 3339 with microseconds and an offset", t);
+	regfree(&re);
+}
+
+static void use_stderr(enum log_format format, int clean)
+{
+	const struct log_setup ls = {
+		.level = LOG_LVL_INFO, .target = LOG_TARGET_STDERR, .format = format,
+		.clean = clean,
+	};
+	char err[256];
+
+	assert_int_equal(log_open(&ls, err, sizeof(err)), 0);
+}
+
+/* not UTF-8, a newline, a quote, a backslash: all must survive as JSON */
+static const char odd_path[] = "/srv/\xff\xfe bad\n\"q\"\\x.com";
+static const char odd_path_escaped[] = "/srv/\\xff\\xfe bad\\n\"q\"\\\\x.com";
+
+static void log_json_records(void)
+{
+	log_event(LOG_LVL_NOTICE, "start", "ready: %s", "test");
+	log_info("a message with a \x01 control and UTF-8 \xc3\xbc");
+	log_debug("not logged at info");
+	log_detection(odd_path, 42, 1000, "ev\xc3\x28il", "Eicar-Sig", "denied", "/run/clamd.ctl");
+	log_clean("/srv/clean.txt", 43, -1, "cat", NULL);
+}
+
+static void test_json(void **state)
+{
+	json_object *o[4];
+	const char *out;
+
+	(void)state;
+	use_stderr(LOG_FORMAT_JSON, 1);
+	out = capture_stderr(log_json_records);
+	log_init(LOG_LVL_INFO, 0);
+	parse_lines(out, o, 4);
+
+	for (size_t i = 0; i < 4; i++) {
+		assert_int_equal(int_field(o[i], "schema"), LOG_JSON_SCHEMA);
+		assert_rfc3339(str_field(o[i], "time"));
+		assert_int_equal(int_field(o[i], "scanner_pid"), getpid());
+	}
+	assert_string_equal(str_field(o[0], "event"), "start");
+	assert_string_equal(str_field(o[0], "level"), "notice");
+	assert_string_equal(str_field(o[0], "message"), "ready: test");
+	assert_false(has_field(o[0], "path"));
+
+	assert_string_equal(str_field(o[1], "event"), "message");
+	assert_string_equal(str_field(o[1], "level"), "info");
+	assert_string_equal(str_field(o[1], "message"),
+			    "a message with a \\x01 control and UTF-8 \xc3\xbc");
+
+	assert_string_equal(str_field(o[2], "event"), "detection");
+	assert_string_equal(str_field(o[2], "level"), "warning");
+	assert_string_equal(str_field(o[2], "path"), odd_path_escaped);
+	assert_int_equal(int_field(o[2], "pid"), 42);
+	assert_int_equal(int_field(o[2], "uid"), 1000);
+	assert_string_equal(str_field(o[2], "comm"), "ev\\xc3(il");
+	assert_string_equal(str_field(o[2], "signature"), "Eicar-Sig");
+	assert_string_equal(str_field(o[2], "action"), "denied");
+	assert_string_equal(str_field(o[2], "server"), "/run/clamd.ctl");
+
+	assert_string_equal(str_field(o[3], "event"), "clean");
+	assert_string_equal(str_field(o[3], "level"), "info");
+	assert_string_equal(str_field(o[3], "path"), "/srv/clean.txt");
+	assert_int_equal(int_field(o[3], "pid"), 43);
+	/* an unknown uid is left out, not made up */
+	assert_false(has_field(o[3], "uid"));
+	assert_string_equal(str_field(o[3], "comm"), "cat");
+	assert_false(has_field(o[3], "signature"));
+	assert_false(has_field(o[3], "server"));
+	assert_false(has_field(o[3], "action"));
+	for (size_t i = 0; i < 4; i++)
+		json_object_put(o[i]);
+}
+
+static void log_one_clean(void)
+{
+	log_clean("/srv/clean.txt", 43, 0, "cat", NULL);
+}
+
+static void log_clean_and_detection(void)
+{
+	log_clean("/srv/clean.txt", 43, 0, "cat", "10.0.0.1:3310");
+	log_detection("/srv/e.com", 44, 0, "cat", "Eicar", "allowed-report-only", NULL);
+}
+
+/* log_clean = no logs no clean file; detections are logged whatever the level */
+static void test_clean_and_levels(void **state)
+{
+	const struct log_setup quiet = {
+		.level = LOG_LVL_ERROR, .target = LOG_TARGET_STDERR, .clean = 1,
+	};
+	char err[256];
+
+	(void)state;
+	use_stderr(LOG_FORMAT_TEXT, 0);
+	assert_false(log_clean_enabled());
+	assert_string_equal(capture_stderr(log_one_clean), "");
+	use_stderr(LOG_FORMAT_TEXT, 1);
+	assert_true(log_clean_enabled());
+	assert_string_equal(capture_stderr(log_one_clean),
+			    "dazuko-clamscan: info: clean path=/srv/clean.txt pid=43 comm=cat\n");
+	/* log_clean is the admin's choice: it holds below info, like detections */
+	assert_int_equal(log_open(&quiet, err, sizeof(err)), 0);
+	assert_string_equal(capture_stderr(log_clean_and_detection),
+			    "dazuko-clamscan: info: clean path=/srv/clean.txt pid=43 comm=cat server=10.0.0.1:3310\n"
+			    "dazuko-clamscan: warning: FOUND signature=Eicar path=/srv/e.com pid=44 comm=cat action=allowed-report-only\n");
+	log_init(LOG_LVL_INFO, 0);
+}
+
+static char *read_all(const char *path)
+{
+	static char buf[1 << 20];
+	FILE *f = fopen(path, "re");
+	size_t n;
+
+	if (!f)
+		fail_msg("%s: cannot open", path);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	return buf;
+}
+
+struct tmpdir {
+	char dir[64], file[128], moved[128];
+};
+
+static void tmpdir_make(struct tmpdir *t)
+{
+	snprintf(t->dir, sizeof(t->dir), "/tmp/test-log.XXXXXX");
+	assert_non_null(mkdtemp(t->dir));
+	snprintf(t->file, sizeof(t->file), "%s/scan.log", t->dir);
+	snprintf(t->moved, sizeof(t->moved), "%s/scan.log.1", t->dir);
+}
+
+static void tmpdir_remove(struct tmpdir *t)
+{
+	unlink(t->file);
+	unlink(t->moved);
+	rmdir(t->dir);
+}
+
+/* The file target: created 0640 less the umask, appended to, reopened. */
+static void test_file_reopen(void **state)
+{
+	struct tmpdir t;
+	struct log_setup ls = {
+		.level = LOG_LVL_INFO, .target = LOG_TARGET_AUTO, .format = LOG_FORMAT_TEXT,
+	};
+	char err[256], want[64];
+	mode_t old_umask = umask(022);
+	struct stat st;
+	const char *s;
+
+	(void)state;
+	tmpdir_make(&t);
+	ls.file = t.file;
+	/* auto with a log_file is the file */
+	assert_int_equal(log_open(&ls, err, sizeof(err)), 0);
+	assert_int_equal(log_target_in_use(), LOG_TARGET_FILE);
+	assert_int_equal(stat(t.file, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0640);
+	log_notice("before the rotation");
+	assert_int_equal(rename(t.file, t.moved), 0);
+	log_notice("after the rename, before the reopen");
+	assert_int_equal(log_reopen(err, sizeof(err)), 0);
+	log_notice("after the reopen");
+	log_close();
+
+	s = read_all(t.moved);
+	snprintf(want, sizeof(want), " dazuko-clamscan[%d]: notice: before the rotation\n",
+		 (int)getpid());
+	assert_non_null(strstr(s, want));
+	assert_non_null(strstr(s, "after the rename, before the reopen"));
+	assert_null(strstr(s, "after the reopen"));
+	/* the time first: "2026-12-05T09:14:03.123456+01:00 dazuko-clamscan[..." */
+	{
+		char when[40];
+
+		assert_int_equal(sscanf(s, "%39s", when), 1);
+		assert_rfc3339(when);
+	}
+	s = read_all(t.file);
+	assert_non_null(strstr(s, "notice: after the reopen\n"));
+	assert_null(strstr(s, "before"));
+
+	/* appended to, never truncated; the unit's umask makes it 0600 */
+	unlink(t.moved);
+	unlink(t.file);
+	umask(077);
+	ls.target = LOG_TARGET_FILE;
+	ls.format = LOG_FORMAT_JSON;
+	assert_int_equal(log_open(&ls, err, sizeof(err)), 0);
+	log_notice("one");
+	log_close();
+	assert_int_equal(log_open(&ls, err, sizeof(err)), 0);
+	log_notice("two");
+	log_close();
+	assert_int_equal(stat(t.file, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	{
+		json_object *o[2];
+
+		parse_lines(read_all(t.file), o, 2);
+		assert_string_equal(str_field(o[0], "message"), "one");
+		assert_string_equal(str_field(o[1], "message"), "two");
+		json_object_put(o[0]);
+		json_object_put(o[1]);
+	}
+	umask(old_umask);
+	tmpdir_remove(&t);
+}
+
+/* A file that cannot be opened: a clear error, the log unchanged. */
+static void test_file_errors(void **state)
+{
+	struct tmpdir t;
+	struct log_setup ls = { .level = LOG_LVL_INFO, .target = LOG_TARGET_FILE };
+	char err[256];
+
+	(void)state;
+	log_init(LOG_LVL_INFO, 0);
+	ls.file = "/nonexistent-dir-7f3a/scan.log";
+	assert_int_equal(log_open(&ls, err, sizeof(err)), -1);
+	assert_string_equal(err, "log_file /nonexistent-dir-7f3a/scan.log: No such file or directory");
+	assert_int_equal(log_target_in_use(), LOG_TARGET_STDERR);
+	ls.file = NULL;
+	assert_int_equal(log_open(&ls, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "needs log_file"));
+
+	tmpdir_make(&t);
+	ls.file = t.dir;
+	assert_int_equal(log_open(&ls, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "Is a directory"));
+	/* a FIFO is no log file; without a reader it must not hang the open */
+	assert_int_equal(mkfifo(t.file, 0600), 0);
+	ls.file = t.file;
+	assert_int_equal(log_open(&ls, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "No such device or address"));
+	{
+		int rd = open(t.file, O_RDONLY | O_NONBLOCK);
+
+		assert_true(rd >= 0);
+		assert_int_equal(log_open(&ls, err, sizeof(err)), -1);
+		assert_non_null(strstr(err, "not a regular file"));
+		close(rd);
+	}
+	assert_int_equal(unlink(t.file), 0);
+	/* a reopen that fails keeps the old file */
+	ls.file = t.file;
+	assert_int_equal(log_open(&ls, err, sizeof(err)), 0);
+	assert_int_equal(rename(t.file, t.moved), 0);
+	assert_int_equal(chmod(t.dir, 0500), 0);
+	if (geteuid() != 0) {
+		assert_int_equal(log_reopen(err, sizeof(err)), -1);
+		assert_non_null(strstr(err, "Permission denied"));
+	}
+	assert_int_equal(chmod(t.dir, 0700), 0);
+	log_notice("still here");
+	log_close();
+	assert_non_null(strstr(read_all(t.moved), "still here"));
+	tmpdir_remove(&t);
+}
+
+#define WRITERS 4
+#define LINES_EACH 3000
+
+static void *writer(void *arg)
+{
+	char path[600];
+
+	/* long enough that two writes per line would mix */
+	snprintf(path, sizeof(path), "/srv/%0500d/%d", 0, (int)(intptr_t)arg);
+	for (int i = 0; i < LINES_EACH; i++)
+		log_detection(path, i, 0, "writer", "Sig", "denied", NULL);
+	return NULL;
+}
+
+/* Lines of several threads never mix: each is whole JSON. */
+static void test_threads(void **state)
+{
+	struct tmpdir t;
+	const struct log_setup ls = {
+		.level = LOG_LVL_INFO, .target = LOG_TARGET_FILE, .format = LOG_FORMAT_JSON,
+		.file = NULL,
+	};
+	struct log_setup s = ls;
+	pthread_t th[WRITERS];
+	char err[256];
+	FILE *f;
+	char *line = NULL;
+	size_t cap = 0, lines = 0;
+	ssize_t n;
+
+	(void)state;
+	tmpdir_make(&t);
+	s.file = t.file;
+	assert_int_equal(log_open(&s, err, sizeof(err)), 0);
+	for (intptr_t i = 0; i < WRITERS; i++)
+		assert_int_equal(pthread_create(&th[i], NULL, writer, (void *)i), 0);
+	/* rotations meanwhile: every line lands whole in one file or the other */
+	for (int i = 0; i < 50; i++) {
+		rename(t.file, t.moved);
+		assert_int_equal(log_reopen(err, sizeof(err)), 0);
+	}
+	for (int i = 0; i < WRITERS; i++)
+		pthread_join(th[i], NULL);
+	log_close();
+	for (int k = 0; k < 2; k++) {
+		f = fopen(k ? t.moved : t.file, "re");
+		if (!f)
+			continue;
+		while ((n = getline(&line, &cap, f)) > 0) {
+			json_object *o;
+
+			assert_int_equal(line[n - 1], '\n');
+			o = parse_strict(line, (size_t)n - 1);
+			assert_string_equal(str_field(o, "event"), "detection");
+			json_object_put(o);
+			lines++;
+		}
+		fclose(f);
+	}
+	free(line);
+	/* the first rotations' files were replaced: at most all of them */
+	assert_true(lines > 0 && lines <= WRITERS * LINES_EACH);
+	tmpdir_remove(&t);
+}
+
+/* The settings: each bad value a clear error naming the good ones. */
+static void expect_bad(const char *key, const char *value, const char *want)
+{
+	struct config cfg;
+	char err[CONFIG_ERR_MAX];
+
+	config_init(&cfg);
+	assert_int_equal(config_set(&cfg, key, value, err, sizeof(err)), -1);
+	if (strcmp(err, want))
+		fail_msg("%s = %s: '%s', want '%s'", key, value, err, want);
+	config_free(&cfg);
+}
+
+static int from_args(const char **args, char *err, size_t errlen, struct config *cfg)
+{
+	const char *argv[16] = { "dazuko-clamscan", "-c", "/dev/null" };
+	int argc = 3, rc;
+
+	for (; *args; args++)
+		argv[argc++] = *args;
+	config_init(cfg);
+	rc = config_from_args(cfg, argc, (char **)argv, err, errlen);
+	return rc;
+}
+
+static void test_settings(void **state)
+{
+	const char *json_journal[] = { "--log-format", "json", "--log-target", "journal", NULL };
+	const char *json_syslog[] = { "--log-format", "json", "--log-target", "syslog", NULL };
+	const char *file_no_path[] = { "--log-target", "file", NULL };
+	const char *good[] = { "--log-target", "syslog", "--log-facility", "LOG_LOCAL6",
+			       "--log-clean", "yes", NULL };
+	const char *json_file[] = { "--log-file", "/var/log/dazukofs/clamscan.log",
+				    "--log-format", "json", NULL };
+	char err[CONFIG_ERR_MAX];
+	struct config cfg;
+
+	(void)state;
+	log_init(LOG_LVL_ERROR, 0);
+	expect_bad("log_target", "file2",
+		   "log_target: 'file2' is not auto, journal, syslog, file or stderr");
+	expect_bad("log_format", "xml", "log_format: 'xml' is not text or json");
+	expect_bad("log_facility", "local8",
+		   "log_facility: 'local8' is not " LOG_FACILITY_NAMES);
+	expect_bad("log_file", "scan.log", "log_file: 'scan.log' is not an absolute path");
+	expect_bad("log_clean", "maybe", "log_clean: 'maybe' is not yes or no");
+
+	assert_int_equal(from_args(json_journal, err, sizeof(err), &cfg), -1);
+	assert_string_equal(err, "log_format json applies to log_target file or stderr, not journal (the journal keeps structured fields)");
+	config_free(&cfg);
+	assert_int_equal(from_args(json_syslog, err, sizeof(err), &cfg), -1);
+	assert_non_null(strstr(err, "not syslog"));
+	config_free(&cfg);
+	assert_int_equal(from_args(file_no_path, err, sizeof(err), &cfg), -1);
+	assert_string_equal(err, "log_target file needs log_file PATH");
+	config_free(&cfg);
+
+	assert_int_equal(from_args(good, err, sizeof(err), &cfg), 0);
+	assert_int_equal(cfg.log_target, LOG_TARGET_SYSLOG);
+	assert_int_equal(cfg.log_facility, LOG_LOCAL6);
+	assert_int_equal(cfg.log_clean, 1);
+	assert_int_equal(cfg.log_format, LOG_FORMAT_TEXT);
+	config_free(&cfg);
+	assert_int_equal(from_args(json_file, err, sizeof(err), &cfg), 0);
+	assert_int_equal(cfg.log_target, LOG_TARGET_AUTO);
+	assert_string_equal(cfg.log_file, "/var/log/dazukofs/clamscan.log");
+	assert_int_equal(cfg.log_format, LOG_FORMAT_JSON);
+	config_free(&cfg);
+	/* the defaults */
+	config_init(&cfg);
+	assert_int_equal(cfg.log_target, LOG_TARGET_AUTO);
+	assert_int_equal(cfg.log_facility, LOG_DAEMON);
+	assert_int_equal(cfg.log_clean, 0);
+	assert_null(cfg.log_file);
+	config_free(&cfg);
+	log_init(LOG_LVL_INFO, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_escape),
 		cmocka_unit_test(test_escape_bounded),
 		cmocka_unit_test(test_one_line),
+		cmocka_unit_test(test_facility),
+		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_clean_and_levels),
+		cmocka_unit_test(test_file_reopen),
+		cmocka_unit_test(test_file_errors),
+		cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_settings),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
