@@ -26,10 +26,11 @@ void stats_add_latency(struct stats *s, uint64_t us)
 {
 	uint_fast64_t max = atomic_load(&s->latency_us_max);
 
-	atomic_fetch_add(&s->latency_us_sum, us);
-	atomic_fetch_add(&s->latency_bucket[stats_latency_bucket(us)], 1);
+	/* The maximum first: a snapshot's sum never holds more than its max allows. */
 	while (us > max && !atomic_compare_exchange_weak(&s->latency_us_max, &max, us))
 		;
+	atomic_fetch_add(&s->latency_us_sum, us);
+	atomic_fetch_add(&s->latency_bucket[stats_latency_bucket(us)], 1);
 }
 
 size_t stats_latency_bucket(uint64_t us)

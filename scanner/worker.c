@@ -286,9 +286,14 @@ enum verdict scanner_decide(struct scanner *sc, int fd, struct event_path *path,
 	t0 = scanner_now_us();
 	res = sc->backend.ops->scan(&sc->backend, fd, &st, event_path_name(path), &ans);
 	stats_scan_end(&sc->stats);
+	/*
+	 * scanned last: a reader that takes the counters in struct order
+	 * (stats_snapshot) and sees this scan counted sees its bytes and
+	 * latency too.
+	 */
 	stats_add_latency(&sc->stats, scanner_now_us() - t0);
-	atomic_fetch_add(&sc->stats.scanned, 1);
 	atomic_fetch_add(&sc->stats.bytes, (uint64_t)st.st_size);
+	atomic_fetch_add(&sc->stats.scanned, 1);
 
 	switch (res) {
 	case SCAN_CLEAN:
