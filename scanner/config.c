@@ -702,7 +702,6 @@ static const struct setting settings[] = {
 	  .what = "a number of milliseconds",
 	  .help = "a failed clamd is retried after (default 10000)" },
 	{ .key = "control_socket", .arg = "PATH|no", FUNC(set_control_socket),
-	  GIVEN(control_socket_set),
 	  .help = "socket of the status and reload commands, root\n"
 		  "only (default " CONTROL_DEFAULT_SOCKET ")" },
 	{ .key = "foreground", .letter = 'f', BOOL(foreground),

@@ -124,7 +124,6 @@ struct config {
 	unsigned int clamd_retry_ms;	/* a failed server is out this long */
 	/* status and reload requests (control.h); NULL: none */
 	char *control_socket;
-	int control_socket_set;		/* given, not the default */
 };
 
 void config_init(struct config *cfg);

@@ -47,7 +47,7 @@ struct control;
 /*
  * Bind the socket at path (the directory must exist, be ours or root's and
  * writable by nobody else; a stale socket is replaced, a live one is an
- * error).  is_default: path is the default setting, and a missing
+ * error).  is_default: path is the default one, and a missing
  * directory (the scanner run outside its unit) means no socket, with a
  * notice, rather than an error.  NULL with err[0] == 0: no socket.
  */

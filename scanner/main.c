@@ -583,7 +583,9 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	/* before the source: a second scanner must not take over the first's group */
-	app.control = control_open(app.cfg.control_socket, !app.cfg.control_socket_set,
+	app.control = control_open(app.cfg.control_socket,
+				   app.cfg.control_socket &&
+				   !strcmp(app.cfg.control_socket, CONTROL_DEFAULT_SOCKET),
 				   &control_ops, &app, err, sizeof(err));
 	if (!app.control && err[0]) {
 		log_error("%s", err);
