@@ -10,7 +10,8 @@
 # and silent requests get an error and the scanner keeps serving; nobody
 # cannot connect, and is refused by SO_PEERCRED when the socket's mode
 # would let it; a second scanner on the same socket refuses to start; a
-# stale socket (kill -9) is replaced; a garbage answer is a protocol error.
+# stale socket (kill -9) is replaced; a garbage answer is a protocol error;
+# a worker is shown scanning (file, opener) while a fake clamd holds the scan.
 # Usage: control-e2e.sh SCANNER DBDIR
 set -u
 SCANNER=$1
@@ -28,6 +29,7 @@ mkdir -m 0700 "$W/ctl"
 SOCK=$W/ctl/clamscan.sock
 echo "clean text" > "$M/clean.txt"
 echo "clean too" > "$M/clean2.txt"
+echo "held" > "$M/held.txt"
 make_eicar "$M/eicar.com"
 echo "innocent DAZUKOFS-NEW-SIGNATURE-9d2e here" > "$M/newsig.txt"
 for i in $(seq 1 40); do echo "file $i" > "$M/many/$i"; done
@@ -219,4 +221,63 @@ rc=$?
 wait "$FAKE"
 [ "$rc" = 4 ] || fail "a garbage answer gave exit $rc, not 4"
 pass "exit 3 when not running, 4 on a garbage answer"
+
+# a worker shown scanning while its scan is held: backend clamd, a fake
+# clamd (PING and VERSION answered, scans never, until it is killed)
+cat > "$W/fake-clamd.py" <<'EOF'
+import socket, sys, threading
+path = sys.argv[1]
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.bind(path); s.listen(8)
+held = []
+def serve(c):
+    buf = b''; session = False; n = 0
+    while True:
+        try:
+            msg, anc, flags, addr = c.recvmsg(4096, socket.CMSG_SPACE(16))
+        except OSError:
+            return
+        if not msg:
+            return
+        buf += msg
+        while b'\0' in buf:
+            cmd, buf = buf.split(b'\0', 1)
+            if cmd == b'zIDSESSION':
+                session = True; continue
+            if cmd == b'zEND':
+                continue
+            n += 1
+            pre = ('%d: ' % n).encode() if session else b''
+            if cmd == b'zPING':
+                c.sendall(pre + b'PONG\0')
+            elif cmd == b'zVERSION':
+                c.sendall(pre + b'ClamAV 1.0.0/27000/Thu Dec  3 00:00:00 2026\0')
+            # a scan: never answered while this runs
+while True:
+    c, _ = s.accept()
+    held.append(c)
+    threading.Thread(target=serve, args=(c,), daemon=True).start()
+EOF
+"$PY" "$W/fake-clamd.py" "$W/clamd.sock" &
+FAKE=$!
+# it holds the test's output open: never left behind
+trap 'kill "$FAKE" 2>/dev/null; e2e_cleanup' EXIT
+wait_for 10 "the fake clamd's socket" test -S "$W/clamd.sock"
+start --control-socket "$SOCK" --backend clamd --local-socket "$W/clamd.sock" \
+	--clamd-timeout-ms 60000
+log_has "$LOG" "PING answered" && { kill "$FAKE"; fail "the fake clamd was not taken: $(grep PING "$LOG")"; }
+cat "$M/held.txt" > /dev/null &
+OPENER=$!
+held() { json_true "[w for w in d['workers'] if w['state'] == 'scanning' and w['path'] == '$M/held.txt' and w['pid'] == $OPENER and w['comm'] == 'cat' and w['for_ms'] >= 0] != []"; }
+wait_for 30 "a worker scanning $M/held.txt for pid $OPENER" held
+ctl status | grep -q "scanning $M/held.txt for pid $OPENER (cat), [0-9]* ms" ||
+	{ kill "$FAKE"; fail "status: no scanning worker line"; }
+out=$(ctl reload) || { kill "$FAKE"; fail "reload with backend clamd exited $?: $out"; }
+case $out in *"backend clamd loads its own signatures"*) ;; *) kill "$FAKE"; fail "reload (clamd): $out" ;; esac
+kill "$FAKE"
+wait "$OPENER" || fail "the held open failed once the fake clamd went (on_error = allow)"
+idle() { json_true "all(w['state'] == 'idle' for w in d['workers'])"; }
+wait_for 30 "every worker idle" idle
+pass "a worker is shown scanning its file for the opener while the scan is held, idle after"
+e2e_stop "$LOG"
 echo "scanner-control: all passed"
