@@ -17,6 +17,7 @@
 
 #include "clamdconf.h"
 #include "config.h"
+#include "control.h"
 #include "log.h"
 #include "metrics.h"
 #include "quarantine.h"
@@ -78,6 +79,7 @@ void config_init(struct config *cfg)
 	cfg->clamd_timeout_ms = CLAMD_TIMEOUT_DEFAULT_MS;
 	cfg->clamd_retry_ms = CLAMD_RETRY_DEFAULT_MS;
 	cfg->metrics_interval = METRICS_INTERVAL_DEFAULT;
+	cfg->control_socket = xstrdup(CONTROL_DEFAULT_SOCKET);
 }
 
 static void list_free(struct str_list *l)
@@ -96,6 +98,7 @@ void config_free(struct config *cfg)
 	free(cfg->database);
 	free(cfg->fanotify_mount);
 	free(cfg->local_socket);
+	free(cfg->control_socket);
 	list_free(&cfg->tcp_servers);
 	list_free(&cfg->include);
 	list_free(&cfg->exclude);
@@ -485,6 +488,25 @@ static int set_local_socket(struct config *cfg, const char *value, char *err,
 	return 0;
 }
 
+static int set_control_socket(struct config *cfg, const char *value, char *err,
+			      size_t errlen)
+{
+	struct sockaddr_un sun;
+	int on;
+
+	if (!*value || (!config_parse_bool(value, &on) && !on)) {
+		free(cfg->control_socket);
+		cfg->control_socket = NULL;
+		return 0;
+	}
+	if (value[0] != '/' || strlen(value) >= sizeof(sun.sun_path) ||
+	    value[strlen(value) - 1] == '/')
+		FAIL("control_socket: '%s' is not no or an absolute path of at most %zu bytes",
+		     value, sizeof(sun.sun_path) - 1);
+	set_str(&cfg->control_socket, value);
+	return 0;
+}
+
 static int set_tcp_server(struct config *cfg, const char *value, char *err,
 			  size_t errlen)
 {
@@ -750,6 +772,9 @@ static const struct setting settings[] = {
 	  UINT(metrics_interval, 1, METRICS_INTERVAL_MAX), .what = "a number of seconds",
 	  .help = "how often metrics_file is written (default "
 		  STRINGIFY(METRICS_INTERVAL_DEFAULT) ")" },
+	{ .key = "control_socket", .arg = "PATH|no", FUNC(set_control_socket),
+	  .help = "socket of the status and reload commands, root\n"
+		  "only (default " CONTROL_DEFAULT_SOCKET ")" },
 	{ .key = "foreground", .letter = 'f', BOOL(foreground),
 	  .help = "do not detach (always so under systemd)" },
 	{ .key = "check_config", OPTION(ACT_CHECK),
@@ -1031,8 +1056,11 @@ void config_usage(FILE *out, const char *prog)
 {
 	fprintf(out,
 "Usage: %s [OPTION]...\n"
+"       %s status [--json] [--socket PATH]\n"
+"       %s reload [--socket PATH]\n"
 "On-access virus scanner for DazukoFS (or fanotify) with libclamav.\n"
-"\n", prog);
+"status and reload ask the running scanner (see %s status --help).\n"
+"\n", prog, prog, prog, prog);
 	for (size_t i = 0; i < N_SETTINGS; i++)
 		usage_setting(out, &settings[i]);
 	fprintf(out,

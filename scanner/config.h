@@ -130,6 +130,8 @@ struct config {
 	unsigned int clamd_retry_ms;	/* a failed server is out this long */
 	char *metrics_file;		/* Prometheus text file (metrics.h); NULL: none */
 	unsigned int metrics_interval;	/* seconds between its writes */
+	/* status and reload requests (control.h); NULL: none */
+	char *control_socket;
 };
 
 void config_init(struct config *cfg);

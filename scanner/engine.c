@@ -66,6 +66,7 @@ struct engine *engine_load(const char *dbdir, int clamav_cache,
 {
 	struct engine *e = calloc(1, sizeof(*e));
 	cl_error_t rc;
+	long long v;
 
 	if (!e) {
 		snprintf(err, errlen, "out of memory");
@@ -102,6 +103,11 @@ struct engine *engine_load(const char *dbdir, int clamav_cache,
 			 cl_strerror(rc));
 		goto fail;
 	}
+	/* only for status: a database without a header has none */
+	v = cl_engine_get_num(e->cl, CL_ENGINE_DB_VERSION, NULL);
+	e->db_version = v > 0 ? (unsigned long long)v : 0;
+	v = cl_engine_get_num(e->cl, CL_ENGINE_DB_TIME, NULL);
+	e->db_time = v > 0 ? v : 0;
 	atomic_init(&e->refs, 1);
 	return e;
 fail:

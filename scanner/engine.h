@@ -20,6 +20,9 @@ struct engine {
 	atomic_uint refs;
 	unsigned int signatures;
 	unsigned long generation;
+	/* the databases' version and build time (daily.cvd's); 0: unknown */
+	unsigned long long db_version;
+	long long db_time;
 };
 
 struct engine_holder {

@@ -4,10 +4,12 @@
  * built on libclamav.  main() sets up the scanner (config, engine, cache,
  * event source, workers), then runs the control loop: signals through a
  * signalfd (SIGTERM/SIGINT stop, SIGHUP/SIGUSR2 reload, SIGUSR1 logs statistics),
- * a timerfd for the status line and the systemd watchdog, and eventfds
- * from the reload thread and from failing workers.
+ * a timerfd for the status line and the systemd watchdog, eventfds
+ * from the reload thread and from failing workers, and the reload
+ * requests of the control socket (control.c; it answers status itself).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
 #include <pthread.h>
@@ -15,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/eventfd.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
@@ -24,12 +27,14 @@
 
 #include "backend.h"
 #include "config.h"
+#include "control.h"
 #include "dbwatch.h"
 #include "engine.h"
 #include "log.h"
 #include "metrics.h"
 #include "quarantine.h"
 #include "source.h"
+#include "status.h"
 #include "worker.h"
 
 struct reloader {
@@ -44,6 +49,17 @@ struct reloader {
 	 */
 	struct db_fingerprint loaded;
 	int have_loaded;
+	/*
+	 * The reload's outcome (written by its thread before done_fd), for
+	 * the control socket's reload requests: those that came before this
+	 * reload started are answered when it ends (waiting), those that
+	 * came during it by the next one (queued).
+	 */
+	int failed;
+	char msg[640];
+	int waiting[CONTROL_RELOAD_WAITERS], queued[CONTROL_RELOAD_WAITERS];
+	unsigned int nwaiting, nqueued;
+	atomic_int busy;		/* running, for status */
 };
 
 struct app {
@@ -57,6 +73,8 @@ struct app {
 	int self_check_fd;	/* timerfd of self_check, -1: none */
 	uint64_t watchdog_usec;
 	struct metrics metrics;	/* metrics_file's writer */
+	struct control *control;	/* NULL: no control socket */
+	int reload_pipe[2];	/* control thread -> loop: fds asking for a reload */
 };
 
 #define STATS_LINE_MAX 768
@@ -83,7 +101,8 @@ static void notify_status(struct app *app, const char *state)
 		   (unsigned long long)cs.entries, *backend ? " " : "", backend);
 }
 
-static void log_stats(struct app *app)
+/* The statistics line of SIGUSR1, also status's counters. */
+static void full_stats(struct app *app, char *out, size_t outlen)
 {
 	struct cache_stats cs;
 	char line[STATS_LINE_MAX];
@@ -100,9 +119,19 @@ static void log_stats(struct app *app)
 			 " quarantined=%" PRIu64 " quarantine_failed=%" PRIu64,
 			 run, dropped, quarantined, quarantine_failed);
 	}
-	log_notice("statistics: %s cache_entries=%llu cache_lookups_hit=%llu cache_lookups_missed=%llu cache_evictions=%llu%s",
-		   line, (unsigned long long)cs.entries, (unsigned long long)cs.hits,
-		   (unsigned long long)cs.misses, (unsigned long long)cs.evictions, ve);
+	snprintf(out, outlen, "%s cache_entries=%llu cache_lookups_hit=%llu cache_lookups_missed=%llu cache_evictions=%llu%s",
+		 line, (unsigned long long)cs.entries, (unsigned long long)cs.hits,
+		 (unsigned long long)cs.misses, (unsigned long long)cs.evictions, ve);
+}
+
+#define FULL_STATS_MAX (STATS_LINE_MAX + 512)
+
+static void log_stats(struct app *app)
+{
+	char line[FULL_STATS_MAX];
+
+	full_stats(app, line, sizeof(line));
+	log_notice("statistics: %s", line);
 	if (app->sc.backend.ops->log_stats)
 		app->sc.backend.ops->log_stats(&app->sc.backend);
 }
@@ -136,7 +165,10 @@ static void *reload_main(void *arg)
 		 */
 		scanner_forget_verdicts(sc);
 		atomic_fetch_add(&sc->stats.reloads, 1);
-		log_notice("reload: backend clamd loads its own signatures; verdict cache cleared");
+		r->failed = 0;
+		snprintf(r->msg, sizeof(r->msg),
+			 "reload: backend clamd loads its own signatures; verdict cache cleared");
+		log_notice("%s", r->msg);
 		eventfd_write(r->done_fd, 1);
 		return NULL;
 	}
@@ -145,9 +177,11 @@ static void *reload_main(void *arg)
 	 * so do the verdicts found with it (a reload would only flush them).
 	 */
 	if (r->have_loaded && !db_changed(sc->cfg->database, &r->loaded)) {
-		log_event(LOG_LVL_NOTICE, "reload",
-			  "reload: the signatures in %s did not change; engine and verdicts kept",
-			  sc->cfg->database);
+		r->failed = 0;
+		snprintf(r->msg, sizeof(r->msg),
+			 "reload: the signatures in %s did not change; engine and verdicts kept",
+			 sc->cfg->database);
+		log_event(LOG_LVL_NOTICE, "reload", "%s", r->msg);
 		eventfd_write(r->done_fd, 1);
 		return NULL;
 	}
@@ -159,8 +193,10 @@ static void *reload_main(void *arg)
 			err, sizeof(err));
 	if (!e) {
 		atomic_fetch_add(&sc->stats.reload_failures, 1);
-		log_event(LOG_LVL_ERROR, "reload",
-			  "reload failed, keeping the old signatures: %s", err);
+		r->failed = 1;
+		snprintf(r->msg, sizeof(r->msg),
+			 "reload failed, keeping the old signatures: %s", err);
+		log_event(LOG_LVL_ERROR, "reload", "%s", r->msg);
 	} else {
 		unsigned int n = e->signatures;
 
@@ -170,30 +206,74 @@ static void *reload_main(void *arg)
 		r->loaded = fp;
 		r->have_loaded = have_fp;
 		atomic_fetch_add(&sc->stats.reloads, 1);
-		log_event(LOG_LVL_NOTICE, "reload", "reloaded: %u signatures from %s", n,
-			  sc->cfg->database);
+		atomic_store(&sc->live.loaded_at, (int_fast64_t)time(NULL));
+		r->failed = 0;
+		snprintf(r->msg, sizeof(r->msg), "reloaded: %u signatures from %s", n,
+			 sc->cfg->database);
+		log_event(LOG_LVL_NOTICE, "reload", "%s", r->msg);
 	}
 	eventfd_write(r->done_fd, 1);
 	return NULL;
 }
 
+/* The reload's outcome to the control socket's requests that waited for it. */
+static void reload_answer(struct reloader *r, int failed, const char *msg)
+{
+	for (unsigned int i = 0; i < r->nwaiting; i++) {
+		json_object *o;
+
+		if (failed) {
+			control_answer_error(r->waiting[i], msg, 1);
+			continue;
+		}
+		o = json_object_new_object();
+		if (o) {
+			json_object_object_add(o, "ok", json_object_new_boolean(1));
+			json_object_object_add(o, "message", json_object_new_string(msg));
+		}
+		control_answer(r->waiting[i], o, 1);
+	}
+	r->nwaiting = 0;
+}
+
 static void reload_start(struct app *app)
 {
 	struct reloader *r = &app->reload;
+	char msg[128];
 	int rc;
 
 	if (r->running) {
 		r->pending = 1;
 		return;
 	}
+	/* this reload reads the database as it is now: it answers them */
+	memcpy(r->waiting, r->queued, r->nqueued * sizeof(r->queued[0]));
+	r->nwaiting = r->nqueued;
+	r->nqueued = 0;
 	sd_notify(0, "RELOADING=1");
 	rc = pthread_create(&r->thread, NULL, reload_main, r);
 	if (rc) {
-		log_error("reload: pthread_create: %s", strerror(rc));
+		snprintf(msg, sizeof(msg), "reload: pthread_create: %s", strerror(rc));
+		log_error("%s", msg);
+		reload_answer(r, 1, msg);
 		sd_notify(0, "READY=1");
 		return;
 	}
 	r->running = 1;
+	atomic_store(&r->busy, 1);
+}
+
+/* A reload request from the control socket, on fd (answered when done). */
+static void reload_request(struct app *app, int fd)
+{
+	struct reloader *r = &app->reload;
+
+	if (r->nqueued == CONTROL_RELOAD_WAITERS) {
+		control_answer_error(fd, "too many reload requests waiting; try again", 1);
+		return;
+	}
+	r->queued[r->nqueued++] = fd;
+	reload_start(app);
 }
 
 static void reload_finished(struct app *app)
@@ -206,6 +286,8 @@ static void reload_finished(struct app *app)
 		return;
 	pthread_join(r->thread, NULL);
 	r->running = 0;
+	atomic_store(&r->busy, 0);
+	reload_answer(r, r->failed, r->msg);
 	sd_notify(0, "READY=1");
 	notify_status(app, "running");
 	if (r->pending) {
@@ -324,17 +406,18 @@ static void reopen_log(void)
 /* 0: stop asked, 1: a worker failed. */
 static int control_loop(struct app *app)
 {
-	struct pollfd pfd[5] = {
+	struct pollfd pfd[6] = {
 		{ .fd = app->sig_fd, .events = POLLIN },
 		{ .fd = app->timer_fd, .events = POLLIN },
 		{ .fd = app->reload.done_fd, .events = POLLIN },
 		{ .fd = app->sc.failed_fd, .events = POLLIN },
 		/* -1 (no self_check): poll ignores it */
 		{ .fd = app->self_check_fd, .events = POLLIN },
+		{ .fd = app->reload_pipe[0], .events = POLLIN },
 	};
 
 	for (;;) {
-		if (poll(pfd, 5, -1) < 0) {
+		if (poll(pfd, 6, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			log_error("poll: %s", strerror(errno));
@@ -385,8 +468,42 @@ static int control_loop(struct app *app)
 		}
 		if (pfd[4].revents & POLLIN)
 			self_check(app);
+		if (pfd[5].revents & POLLIN) {
+			int fd;
+
+			while (read(app->reload_pipe[0], &fd, sizeof(fd)) == sizeof(fd))
+				reload_request(app, fd);
+		}
 	}
 }
+
+/* The control socket's requests (control thread). */
+static json_object *control_status(void *ctx)
+{
+	struct app *app = ctx;
+	char line[FULL_STATS_MAX];
+	struct status_input in = {
+		.sc = &app->sc, .workers = app->workers, .nworkers = app->started,
+		.counters = line, .reloading = atomic_load(&app->reload.busy),
+	};
+
+	full_stats(app, line, sizeof(line));
+	return status_json(&in);
+}
+
+/* The reload itself is the control loop's, as for SIGHUP. */
+static void control_reload(void *ctx, int fd)
+{
+	struct app *app = ctx;
+
+	if (write(app->reload_pipe[1], &fd, sizeof(fd)) != sizeof(fd))
+		control_answer_error(fd, "the scanner cannot take the request now; try again", 0);
+}
+
+static const struct control_ops control_ops = {
+	.status = control_status,
+	.reload = control_reload,
+};
 
 static int start_workers(struct app *app, char *err, size_t errlen)
 {
@@ -404,6 +521,7 @@ static int start_workers(struct app *app, char *err, size_t errlen)
 	for (unsigned int i = 0; i < app->nworkers; i++) {
 		app->workers[i].sc = &app->sc;
 		app->workers[i].index = i;
+		slot_init(&app->workers[i].slot);
 		if (worker_open(&app->workers[i], err, errlen))
 			return -1;
 	}
@@ -427,6 +545,8 @@ static void stop_workers(struct app *app)
 	for (unsigned int i = 0; i < app->nworkers && app->workers; i++)
 		if (app->workers[i].sw)
 			app->source.ops->worker_close(app->workers[i].sw);
+	for (unsigned int i = 0; i < app->nworkers && app->workers; i++)
+		slot_destroy(&app->workers[i].slot);
 	free(app->workers);
 	app->workers = NULL;
 }
@@ -435,9 +555,13 @@ int main(int argc, char **argv)
 {
 	struct app app = {
 		.sig_fd = -1, .timer_fd = -1, .self_check_fd = -1, .reload.done_fd = -1,
-		.sc.stop_fd = -1, .sc.failed_fd = -1,
+		.sc.stop_fd = -1, .sc.failed_fd = -1, .reload_pipe = { -1, -1 },
 	};
 	int rc, status = 1, source_open = 0;
+
+	/* the control socket's client: no scanner started */
+	if (argc > 1 && (!strcmp(argv[1], "status") || !strcmp(argv[1], "reload")))
+		return control_client_main(argc - 1, argv + 1);
 	char err[CONFIG_ERR_MAX + 256];
 	double start_time = metrics_now();
 	struct engine *e;
@@ -484,12 +608,26 @@ int main(int argc, char **argv)
 	app.sc.source = &app.source;
 	engine_holder_init(&app.sc.engines);
 	stats_init(&app.sc.stats);
+	live_init(&app.sc.live, scanner_now_us());
 	app.sc.stop_fd = eventfd(0, EFD_CLOEXEC);
 	app.sc.failed_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	app.reload.sc = &app.sc;
 	app.reload.done_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (app.sc.stop_fd < 0 || app.sc.failed_fd < 0 || app.reload.done_fd < 0) {
 		log_error("eventfd: %s", strerror(errno));
+		goto out;
+	}
+	if (pipe2(app.reload_pipe, O_CLOEXEC | O_NONBLOCK)) {
+		log_error("pipe: %s", strerror(errno));
+		goto out;
+	}
+	/* before the source: a second scanner must not take over the first's group */
+	app.control = control_open(app.cfg.control_socket,
+				   app.cfg.control_socket &&
+				   !strcmp(app.cfg.control_socket, CONTROL_DEFAULT_SOCKET),
+				   &control_ops, &app, err, sizeof(err));
+	if (!app.control && err[0]) {
+		log_error("%s", err);
 		goto out;
 	}
 	if (cache_init(&app.sc.cache, app.cfg.cache_size)) {
@@ -542,6 +680,7 @@ int main(int argc, char **argv)
 			goto out_source;
 		}
 		log_info("%u signatures loaded from %s", e->signatures, app.cfg.database);
+		atomic_store(&app.sc.live.loaded_at, (int_fast64_t)time(NULL));
 		engine_holder_swap(&app.sc.engines, e);
 		backend_libclamav_init(&app.sc.backend, &app.sc.engines);
 	}
@@ -598,6 +737,10 @@ int main(int argc, char **argv)
 		log_error("%s", err);
 		goto out_workers;
 	}
+	if (control_start(app.control, err, sizeof(err))) {
+		log_error("%s", err);
+		goto out_workers;
+	}
 	log_event(LOG_LVL_NOTICE, "start", "ready: source %s%s%s, %u workers, backend %s%s%s",
 		  app.source.ops->name, app.cfg.source == SOURCE_DAZUKOFS ? " group " : " mount ",
 		  app.cfg.source == SOURCE_DAZUKOFS ? app.cfg.group : app.cfg.fanotify_mount,
@@ -611,9 +754,17 @@ int main(int argc, char **argv)
 	sd_notify(0, "STOPPING=1");
 
 out_workers:
+	/* first: it reads the workers' state */
+	control_close(app.control);
+	app.control = NULL;
 	stop_workers(&app);
 	if (app.reload.running)
 		pthread_join(app.reload.thread, NULL);
+	reload_answer(&app.reload, 1, "the scanner stopped before the reload ended");
+	app.reload.nwaiting = app.reload.nqueued;
+	memcpy(app.reload.waiting, app.reload.queued,
+	       app.reload.nqueued * sizeof(app.reload.queued[0]));
+	reload_answer(&app.reload, 1, "the scanner stopped before the reload began");
 	log_stats(&app);
 	/* after the workers: the last counts, with up 0 */
 	metrics_stop(&app.metrics);
@@ -625,6 +776,7 @@ out_source:
 out_cache:
 	cache_destroy(&app.sc.cache);
 out:
+	control_close(app.control);
 	backend_destroy(&app.sc.backend);
 	engine_holder_destroy(&app.sc.engines);
 	if (app.sc.stop_fd >= 0)
@@ -639,6 +791,9 @@ out:
 		close(app.timer_fd);
 	if (app.self_check_fd >= 0)
 		close(app.self_check_fd);
+	for (int i = 0; i < 2; i++)
+		if (app.reload_pipe[i] >= 0)
+			close(app.reload_pipe[i]);
 	config_free(&app.cfg);
 	log_close();
 	return status;

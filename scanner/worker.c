@@ -29,7 +29,7 @@ uint64_t scanner_now_us(void)
 	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
 }
 
-static void read_comm(pid_t pid, char *buf, size_t size)
+void scanner_read_comm(pid_t pid, char *buf, size_t size)
 {
 	char p[64];
 	ssize_t n;
@@ -122,9 +122,10 @@ static void detected(struct scanner *sc, int fd, struct event_path *path, pid_t 
 {
 	char comm[64];
 
-	read_comm(pid, comm, sizeof(comm));
+	scanner_read_comm(pid, comm, sizeof(comm));
 	log_detection(event_path_name(path), pid, opener_uid_or_unknown(pid), comm, sig,
 		      action, server);
+	live_detection(&sc->live, event_path_name(path), pid, comm, sig, action);
 	if (sc->virusevent)
 		virusevent_queue(sc->virusevent, fd, event_path_name(path), sig, pid, action);
 }
@@ -311,7 +312,7 @@ enum verdict scanner_decide(struct scanner *sc, int fd, struct event_path *path,
 			char comm[64];
 
 			/* clamd's LogClean: a scan's result, not a cache hit */
-			read_comm(pid, comm, sizeof(comm));
+			scanner_read_comm(pid, comm, sizeof(comm));
 			log_clean(event_path_name(path), pid, opener_uid_or_unknown(pid), comm,
 				  ans.server);
 		} else {
@@ -402,10 +403,12 @@ void *worker_main(void *arg)
 		}
 		event_path_init(&path, resolve_from_source, &ps);
 		t0 = scanner_now_us();
+		slot_begin(&w->slot, ev.fd, ev.pid, t0);
 		atomic_store(&w->busy_since_us, t0);
 		ev.verdict = scanner_decide(sc, ev.fd, &path, ev.pid,
 					    &ev.remember);
 		atomic_store(&w->busy_since_us, 0);
+		slot_end(&w->slot);
 		/* the path only if known: the fd is gone after the answer */
 		if (ops->answer(w->sw, &ev, err, sizeof(err)))
 			log_warning("worker %u: %s (answered %" PRIu64 " ms after reading the event): %s",

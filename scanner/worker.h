@@ -12,6 +12,7 @@
 #include "cache.h"
 #include "config.h"
 #include "engine.h"
+#include "live.h"
 #include "source.h"
 #include "stats.h"
 #include "virusevent.h"
@@ -24,6 +25,7 @@ struct scanner {
 	struct cache cache;
 	struct stats stats;
 	struct virusevent *virusevent;	/* NULL: no virus_event command */
+	struct live live;		/* for status: detections, start time */
 	int stop_fd;			/* eventfd: readable once stopping */
 	int failed_fd;			/* eventfd: a worker gave up */
 };
@@ -35,10 +37,13 @@ struct worker {
 	struct source_worker *sw;
 	/* scanner_now_us() when its current decision began; 0: idle */
 	atomic_uint_fast64_t busy_since_us;
+	struct worker_slot slot;	/* for status: its event, hot sources */
 };
 
 /* CLOCK_MONOTONIC in microseconds. */
 uint64_t scanner_now_us(void);
+/* pid's command name, or "?" if it is gone. */
+void scanner_read_comm(pid_t pid, char *buf, size_t size);
 
 /*
  * How many of the n workers have been deciding one event for longer than

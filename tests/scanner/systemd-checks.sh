@@ -15,6 +15,8 @@
 #   dazukofs mounted after the scanner is up: a clean file opens, EICAR gets
 #          EPERM and a detection with its fields in the journal;
 #   reload: a new signature catches a file that was clean; logged;
+#          a broken database fails systemctl reload (ExecReload= waits),
+#          the old signatures stay; dazuko-clamscan status answers;
 #   stop: the group is removed, the unit inactive and never failed;
 #   and it starts without its config directory (the scanner's defaults);
 #   source fanotify under the unit: EICAR opened from outside the unit's
@@ -204,6 +206,20 @@ wait_journal 10 "^Reloaded $U - DazukoFS on-access virus scanner"
 expect_denied "$M/newsig.txt"
 wait_for 10 "StatusText with the reload" prop_has StatusText ' reloads=1 '
 pass "systemctl reload: the new signature is in force; logged; StatusText: $(prop StatusText)"
+
+# ExecReload= waits for the reload: a broken database fails systemctl
+# reload, and the scanner keeps the old signatures; status over the
+# control socket in the unit's RuntimeDirectory
+BIN=$(sed -n 's/^ExecStart=\([^ ]*\).*/\1/p' "$UNIT_FILE")
+[ "$(stat -c %a /run/dazukofs)" = 700 ] || fail "/run/dazukofs is $(stat -c %a /run/dazukofs), not 700"
+"$BIN" status | grep -q "reloads=1 " || fail "$BIN status: $("$BIN" status 2>&1)"
+echo "this is not a signature" >"$DB/broken.ndb"
+systemctl reload "$U" && fail "systemctl reload $U succeeded with a broken database"
+wait_journal 10 "reload failed, keeping the old signatures"
+prop_is SubState running || fail "$U is $(prop SubState) after a failed reload"
+expect_denied "$M/newsig.txt"
+rm "$DB/broken.ndb"
+pass "systemctl reload fails with a broken database; the old signatures stay; status answers"
 
 # stop: the group goes away, the unit ends clean
 systemctl stop "$U" || fail "systemctl stop $U"
