@@ -325,10 +325,10 @@ static struct configfs_attribute *dazukofs_group_attrs[] = {
 	NULL,
 };
 
-/* The configfs item is gone: drop its reference to the group. */
+/* The last reference to the group is gone. */
 static void dazukofs_group_item_release(struct config_item *item)
 {
-	dazukofs_group_put(to_dazukofs_group(item));
+	dazukofs_group_free(to_dazukofs_group(item));
 }
 
 static struct configfs_item_operations dazukofs_group_item_ops = {
@@ -348,10 +348,9 @@ static struct config_item *dazukofs_make_group_item(struct config_group *parent,
 
 	if (!dazukofs_group_name_valid(name))
 		return ERR_PTR(-EINVAL);
-	group = dazukofs_group_create(name);
+	group = dazukofs_group_create(name, &dazukofs_group_type);
 	if (IS_ERR(group))
 		return ERR_CAST(group);
-	config_item_init_type_name(&group->item, name, &dazukofs_group_type);
 	return &group->item;
 }
 

@@ -154,8 +154,9 @@ DECLARE_PER_CPU(struct dazukofs_stats, dazukofs_global_stats_pcpu);
 
 /**
  * struct dazukofs_group - a pool of workers that must answer every event
- * @kobj: the group's sysfs directory; its reference count is the group's
- * @item: the group's configfs directory
+ * @item: the group's configfs directory; its reference count is the
+ *	  group's (see group.c)
+ * @sysfs_dir: the group's sysfs directory (see sysfs.c)
  * @id: the group's number, N of /dev/dazukofs.N; reused after removal
  * @instance: unique among the groups of this module's lifetime; constant
  * @name: the configfs name
@@ -204,8 +205,8 @@ DECLARE_PER_CPU(struct dazukofs_stats, dazukofs_global_stats_pcpu);
  * @node: entry in the RCU list of groups, dazukofs_groups (see group.c)
  */
 struct dazukofs_group {
-	struct kobject kobj;
 	struct config_item item;
+	struct kobject *sysfs_dir;
 	int id;
 	u64 instance;
 	char name[DAZUKOFS_GROUP_NAME_MAX + 1];
@@ -405,9 +406,11 @@ int dazukofs_verdict_lookup(struct dazukofs_verdict_view *view,
 			    struct dazukofs_group *group);
 
 /* group.c */
-struct dazukofs_group *dazukofs_group_create(const char *name);
+struct dazukofs_group *dazukofs_group_create(const char *name,
+					     const struct config_item_type *type);
 void dazukofs_group_destroy(struct dazukofs_group *group);
 struct dazukofs_group *dazukofs_group_get_by_id(int id);
+void dazukofs_group_get(struct dazukofs_group *group);
 void dazukofs_group_put(struct dazukofs_group *group);
 void dazukofs_group_free(struct dazukofs_group *group);
 bool dazukofs_group_name_valid(const char *name);
@@ -431,6 +434,7 @@ void dazukofs_configfs_exit(void);
 int dazukofs_sysfs_init(void);
 void dazukofs_sysfs_exit(void);
 int dazukofs_sysfs_add_group(struct dazukofs_group *group);
+void dazukofs_sysfs_remove_group(struct dazukofs_group *group);
 void dazukofs_stats_latency(struct dazukofs_stats *stats, u64 us);
 
 /* super.c */

@@ -233,7 +233,7 @@ static bool dazukofs_post(struct dazukofs_event *event,
 	}
 	atomic_inc(&group->unsettled);
 	/* Counted before a worker can see it: it may answer at once. */
-	kobject_get(&group->kobj);
+	dazukofs_group_get(group);
 	refcount_inc(&event->ref);
 	atomic_inc(&event->pending);
 	event->nr++;

@@ -3,14 +3,14 @@
  * dazukofs groups: creation and removal, the list every event is posted
  * to, and lookup by id for the group devices.
  *
- * A group's lifetime is its kobject's reference count: the configfs item,
- * every open group device and every event posted to it hold one.  Removal
- * (rmdir in configfs) takes it off the list at once, settles its events
- * and removes its device and sysfs directory; the memory goes with the
- * last reference.
+ * A group's lifetime is the reference count of its configfs item, the one
+ * count it has: configfs's link to the directory, every open group device
+ * and every event posted to it hold a reference.  Removal (rmdir in
+ * configfs) takes it off the list at once, settles its events and removes
+ * its device and sysfs directory; the memory goes with the last reference.
  */
 
-#include <linux/idr.h>
+#include <linux/configfs.h>
 #include <linux/jump_label.h>
 #include <linux/mutex.h>
 #include <linux/rculist.h>
@@ -22,7 +22,7 @@
 
 /*
  * dazukofs_groups_mutex serializes group creation and removal and protects
- * dazukofs_group_ids and the writers of dazukofs_groups and
+ * the entries of dazukofs_group_ids and the writers of dazukofs_groups and
  * dazukofs_nr_groups.  The open path takes no lock: it walks
  * dazukofs_groups under rcu_read_lock() (an RCU list), reads
  * dazukofs_nr_groups without the mutex to size an event, and tests
@@ -35,9 +35,13 @@ static DEFINE_MUTEX(dazukofs_groups_mutex);
 LIST_HEAD(dazukofs_groups);
 unsigned int dazukofs_nr_groups;
 DEFINE_STATIC_KEY_FALSE(dazukofs_have_groups);
-static DEFINE_XARRAY(dazukofs_group_ids);
-/* Group ids of live groups; an id is free again once its group is removed. */
-static DEFINE_IDA(dazukofs_ida);
+/*
+ * Group id -> group, and the allocator of the ids: an id is reserved (a
+ * NULL entry, which an allocating xarray keeps as taken) from creation
+ * until the group's device is gone, and maps to the group only while
+ * devices may open it.
+ */
+static DEFINE_XARRAY_ALLOC(dazukofs_group_ids);
 /* Counts group creations: a group's instance, never reused while loaded. */
 static atomic64_t dazukofs_group_instances = ATOMIC64_INIT(0);
 
@@ -69,13 +73,16 @@ bool dazukofs_group_name_valid(const char *name)
 /**
  * dazukofs_group_create() - make a group and start posting events to it
  * @name: a valid group name
+ * @type: the type of the group's configfs item
  *
- * Return: the group, holding the caller's reference, or an ERR_PTR
- * (-ENOSPC when DAZUKOFS_MAX_GROUPS exist).
+ * Return: the group, its item holding the caller's reference, or an
+ * ERR_PTR (-ENOSPC when DAZUKOFS_MAX_GROUPS exist).
  */
-struct dazukofs_group *dazukofs_group_create(const char *name)
+struct dazukofs_group *dazukofs_group_create(const char *name,
+					     const struct config_item_type *type)
 {
 	struct dazukofs_group *group;
+	u32 id;
 	int err;
 
 	group = kzalloc(sizeof(*group), GFP_KERNEL);
@@ -97,18 +104,20 @@ struct dazukofs_group *dazukofs_group_create(const char *name)
 	group->overflow_action = DAZUKOFS_DENY;
 	group->events = DAZUKOFS_EVENT_OPEN;
 
-	group->id = ida_alloc_max(&dazukofs_ida, DAZUKOFS_MAX_GROUPS - 1,
-				  GFP_KERNEL);
-	if (group->id < 0) {
-		err = group->id;
-		kfree(group);
-		return ERR_PTR(err);
-	}
+	/* From here on the item's reference count owns the group's memory. */
+	config_item_init_type_name(&group->item, name, type);
 
-	/* From here on the kobject owns the group's memory. */
+	err = xa_alloc(&dazukofs_group_ids, &id, NULL,
+		       XA_LIMIT(0, DAZUKOFS_MAX_GROUPS - 1), GFP_KERNEL);
+	if (err) {
+		if (err == -EBUSY)
+			err = -ENOSPC;
+		goto out_put;
+	}
+	group->id = id;
 	err = dazukofs_sysfs_add_group(group);
 	if (err)
-		goto out_put;
+		goto out_id;
 	err = dazukofs_dev_add(group);
 	if (err)
 		goto out_del;
@@ -136,10 +145,11 @@ struct dazukofs_group *dazukofs_group_create(const char *name)
 out_dev:
 	dazukofs_dev_remove(group);
 out_del:
-	kobject_del(&group->kobj);
+	dazukofs_sysfs_remove_group(group);
+out_id:
+	xa_erase(&dazukofs_group_ids, group->id);
 out_put:
-	ida_free(&dazukofs_ida, group->id);
-	kobject_put(&group->kobj);
+	config_item_put(&group->item);
 	return ERR_PTR(err);
 }
 
@@ -155,7 +165,8 @@ void dazukofs_group_destroy(struct dazukofs_group *group)
 {
 	mutex_lock(&dazukofs_groups_mutex);
 	list_del_rcu(&group->node);
-	xa_erase(&dazukofs_group_ids, group->id);
+	/* Devices open it no more; the id stays taken until its device goes. */
+	xa_store(&dazukofs_group_ids, group->id, NULL, GFP_KERNEL);
 	/*
 	 * Every open that found the group on the list has posted to it once
 	 * this returns; later ones do not find it.  So the group either gets
@@ -175,8 +186,8 @@ void dazukofs_group_destroy(struct dazukofs_group *group)
 	 */
 	cancel_delayed_work_sync(&group->grace_work);
 	dazukofs_dev_remove(group);
-	kobject_del(&group->kobj);
-	ida_free(&dazukofs_ida, group->id);
+	dazukofs_sysfs_remove_group(group);
+	xa_erase(&dazukofs_group_ids, group->id);
 }
 
 /**
@@ -192,17 +203,22 @@ struct dazukofs_group *dazukofs_group_get_by_id(int id)
 	mutex_lock(&dazukofs_groups_mutex);
 	group = xa_load(&dazukofs_group_ids, id);
 	if (group)
-		kobject_get(&group->kobj);
+		dazukofs_group_get(group);
 	mutex_unlock(&dazukofs_groups_mutex);
 	return group;
 }
 
-void dazukofs_group_put(struct dazukofs_group *group)
+void dazukofs_group_get(struct dazukofs_group *group)
 {
-	kobject_put(&group->kobj);
+	config_item_get(&group->item);
 }
 
-/* The kobject's release: the last reference to the group is gone. */
+void dazukofs_group_put(struct dazukofs_group *group)
+{
+	config_item_put(&group->item);
+}
+
+/* The item's release: the last reference to the group is gone. */
 void dazukofs_group_free(struct dazukofs_group *group)
 {
 	kfree(group);

@@ -21,6 +21,22 @@
 static struct kobject *dazukofs_root_kobj;
 static struct kobject *dazukofs_groups_kobj;
 
+/*
+ * A group's sysfs directory.  It holds no reference to the group: the
+ * group removes it (kobject_del() waits for the attribute callbacks that
+ * run) before it lets its own reference go, so @group outlives every
+ * callback; the kobject's count keeps only this small struct.
+ */
+struct dazukofs_group_dir {
+	struct kobject kobj;
+	struct dazukofs_group *group;
+};
+
+static struct dazukofs_group *dazukofs_kobj_group(struct kobject *kobj)
+{
+	return container_of(kobj, struct dazukofs_group_dir, kobj)->group;
+}
+
 /* Upper bounds of the latency buckets in µs; the last bucket is the rest. */
 static const u64 dazukofs_latency_bounds[DAZUKOFS_LATENCY_BUCKETS - 1] = {
 	100, 1000, 10000, 100000, 1000000,
@@ -93,8 +109,7 @@ static ssize_t dazukofs_stat_show(struct kobject *kobj,
 	if (kobj == dazukofs_root_kobj)
 		v = dazukofs_global_stat(sa);
 	else
-		v = dazukofs_stat_read(&container_of(kobj, struct dazukofs_group,
-						     kobj)->stats, sa);
+		v = dazukofs_stat_read(&dazukofs_kobj_group(kobj)->stats, sa);
 	return sysfs_emit(buf, "%lld\n", v);
 }
 
@@ -177,8 +192,7 @@ static const struct attribute_group *dazukofs_stat_groups[] = {
 static ssize_t id_show(struct kobject *kobj, struct kobj_attribute *attr,
 		       char *buf)
 {
-	return sysfs_emit(buf, "%d\n",
-			  container_of(kobj, struct dazukofs_group, kobj)->id);
+	return sysfs_emit(buf, "%d\n", dazukofs_kobj_group(kobj)->id);
 }
 
 static struct kobj_attribute dazukofs_group_id_attr = __ATTR_RO(id);
@@ -190,8 +204,7 @@ static struct kobj_attribute dazukofs_group_id_attr = __ATTR_RO(id);
 static ssize_t active_show(struct kobject *kobj, struct kobj_attribute *attr,
 			   char *buf)
 {
-	struct dazukofs_group *group =
-		container_of(kobj, struct dazukofs_group, kobj);
+	struct dazukofs_group *group = dazukofs_kobj_group(kobj);
 	bool active;
 
 	spin_lock(&group->lock);
@@ -221,7 +234,7 @@ static const struct attribute_group *dazukofs_group_groups[] = {
 
 static void dazukofs_group_kobj_release(struct kobject *kobj)
 {
-	dazukofs_group_free(container_of(kobj, struct dazukofs_group, kobj));
+	kfree(container_of(kobj, struct dazukofs_group_dir, kobj));
 }
 
 static const struct kobj_type dazukofs_group_ktype = {
@@ -232,15 +245,40 @@ static const struct kobj_type dazukofs_group_ktype = {
 
 /**
  * dazukofs_sysfs_add_group() - give a new group its sysfs directory
- * @group: the group; from here on its memory belongs to the kobject, even
- *	   when this fails (the caller then puts it)
+ * @group: the group
  *
  * Return: 0 or a negative errno.
  */
 int dazukofs_sysfs_add_group(struct dazukofs_group *group)
 {
-	return kobject_init_and_add(&group->kobj, &dazukofs_group_ktype,
-				    dazukofs_groups_kobj, "%s", group->name);
+	struct dazukofs_group_dir *dir;
+	int err;
+
+	dir = kzalloc(sizeof(*dir), GFP_KERNEL);
+	if (!dir)
+		return -ENOMEM;
+	dir->group = group;
+	err = kobject_init_and_add(&dir->kobj, &dazukofs_group_ktype,
+				   dazukofs_groups_kobj, "%s", group->name);
+	if (err) {
+		kobject_put(&dir->kobj);
+		return err;
+	}
+	group->sysfs_dir = &dir->kobj;
+	return 0;
+}
+
+/**
+ * dazukofs_sysfs_remove_group() - remove a group's sysfs directory
+ * @group: a group that dazukofs_sysfs_add_group() gave one
+ *
+ * Its files are gone, and none of their callbacks runs, when this returns.
+ */
+void dazukofs_sysfs_remove_group(struct dazukofs_group *group)
+{
+	kobject_del(group->sysfs_dir);
+	kobject_put(group->sysfs_dir);
+	group->sysfs_dir = NULL;
 }
 
 int dazukofs_sysfs_init(void)

@@ -1557,6 +1557,140 @@ static void fanotify_fd_makes_no_event(void **state)
 	group_del("ev-fan");
 }
 
+#define LIMIT_NAME "ev-lim%03d"
+
+static int cleanup_limit(void **state)
+{
+	char name[32];
+	int i;
+
+	for (i = 0; i < DAZUKOFS_MAX_GROUPS; i++) {
+		snprintf(name, sizeof(name), LIMIT_NAME, i);
+		ev_group_rmdir(name);
+	}
+	ev_group_rmdir("ev-lim-again");
+	ev_group_rmdir("ev-lim-over");
+	return cleanup(state);
+}
+
+/*
+ * With every id taken, mkdir fails with ENOSPC and leaves no directory,
+ * device or reserved id behind: a freed id is the next one given.
+ */
+static void group_limit(void **state)
+{
+	char name[32];
+	int i, id;
+
+	(void)state;
+	for (i = 0; i < DAZUKOFS_MAX_GROUPS; i++) {
+		snprintf(name, sizeof(name), LIMIT_NAME, i);
+		id = ev_group_mkdir(name);
+		if (id != i)
+			fail_msg("mkdir %s: %d, expected id %d", name, id, i);
+	}
+	assert_int_equal(ev_group_mkdir("ev-lim-over"), -ENOSPC);
+	assert_int_equal(access(DAZUKOFS_CONFIGFS_ROOT "/ev-lim-over", F_OK), -1);
+	assert_int_equal(access(DAZUKOFS_SYSFS_GROUPS "/ev-lim-over", F_OK), -1);
+	assert_int_equal(ev_group_mkdir("ev-lim-over"), -ENOSPC);
+
+	snprintf(name, sizeof(name), LIMIT_NAME, 100);
+	assert_int_equal(ev_group_rmdir(name), 0);
+	assert_false(dev_exists(100));
+	assert_int_equal(ev_group_mkdir("ev-lim-again"), 100);
+	assert_true(dev_exists(100));
+	assert_int_equal(ev_group_mkdir("ev-lim-over"), -ENOSPC);
+}
+
+/* A reader's loop: 0 while every read gave a number or failed cleanly. */
+static int read_race_files(const char *const *files, int nfiles)
+{
+	char buf[64];
+	int i, fd;
+	ssize_t n;
+
+	for (i = 0; i < nfiles; i++) {
+		fd = open(files[i], O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			if (errno != ENOENT && errno != ENXIO && errno != ENODEV)
+				return 10 + i;
+			continue;
+		}
+		n = read(fd, buf, sizeof(buf) - 1);
+		if (n < 0 && errno != ENODEV && errno != ENOENT) {
+			close(fd);
+			return 20 + i;
+		}
+		/* a group device's read blocks: it is opened, never read */
+		if (n > 0 && (buf[0] < '0' || buf[0] > '9') && buf[0] != '-') {
+			close(fd);
+			return 30 + i;
+		}
+		close(fd);
+	}
+	return 0;
+}
+
+/*
+ * The group's sysfs and configfs files and its device, used while the
+ * group is made and removed over and over: every use succeeds or fails
+ * cleanly, and (on the debug kernel) nothing touches freed memory.
+ */
+static void files_used_while_group_goes(void **state)
+{
+	static const char *const files[] = {
+		DAZUKOFS_SYSFS_GROUPS "/ev-race/events",
+		DAZUKOFS_SYSFS_GROUPS "/ev-race/id",
+		DAZUKOFS_SYSFS_GROUPS "/ev-race/active",
+		DAZUKOFS_SYSFS_GROUPS "/ev-race/latency/max_us",
+		DAZUKOFS_CONFIGFS_ROOT "/ev-race/id",
+		DAZUKOFS_CONFIGFS_ROOT "/ev-race/max_queue",
+	};
+	long long deadline = ev_now_ms() + 3000;
+	int cycles = 0, st, id, first;
+	char dev[64];
+	pid_t pid;
+
+	(void)state;
+	/* the smallest free id, which every cycle below gets again */
+	first = ev_group_mkdir("ev-race");
+	assert_true(first >= 0);
+	assert_int_equal(ev_group_rmdir("ev-race"), 0);
+	snprintf(dev, sizeof(dev), DAZUKOFS_DEV_PREFIX "%d", first);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		for (;;) {
+			int fd, rc = read_race_files(files, 6);
+
+			if (rc)
+				_exit(rc);
+			fd = open(dev, O_RDWR | O_CLOEXEC);
+			if (fd < 0 && errno != ENOENT && errno != ENXIO)
+				_exit(40);
+			if (fd >= 0)
+				close(fd);
+		}
+	}
+	kids[nkids++] = pid;
+	/* a cycle waits for an RCU grace period: slow on the debug kernel */
+	while (cycles < 10 || ev_now_ms() < deadline) {
+		id = ev_group_mkdir("ev-race");
+		if (id != first)
+			fail_msg("mkdir ev-race: %d in cycle %d, expected id %d",
+				 id, cycles, first);
+		assert_int_equal(ev_group_rmdir("ev-race"), 0);
+		if (waitpid(pid, &st, WNOHANG) == pid)
+			fail_msg("the reader stopped: status %#x after %d cycles",
+				 st, cycles);
+		cycles++;
+		if (ev_now_ms() > deadline + 120000)
+			break;
+	}
+	print_message("%d cycles\n", cycles);
+	assert_true(cycles >= 10);
+}
+
 static void no_group_left(void **state)
 {
 	char path[64];
@@ -1604,6 +1738,8 @@ int main(int argc, char **argv)
 		T(group_names_latin1),
 		T(dev_node_follows_group),
 		T(sixty_four_groups),
+		cmocka_unit_test_teardown(group_limit, cleanup_limit),
+		T(files_used_while_group_goes),
 		T(counters_exact),
 		T(queue_overflow),
 		T(freeze_waiting_opener),
