@@ -15,8 +15,10 @@
 # restart) waits and is denied by the restarted scanner, and a clean file
 # opened then is allowed by it; SIGTERM removes the group; quarantine =
 # move takes a detected file out of the lower filesystem (the event's
-# path is the lower one) and dazuko-quarantine restores it.  Every wait is
-# on a log line or a sysfs counter, with a deadline.
+# path is the lower one) and dazuko-quarantine restores it; a JSON log
+# file, the metrics file and status --json show a clean open and a
+# detection on the mount, and reload answers once done.  Every wait is on
+# a log line, a file's contents or a sysfs counter, with a deadline.
 set -u
 SRC=${DAZUKOFS_SRC:?}
 SCANNER=${DAZUKOFS_BUILD:?}/scanner/dazuko-clamscan
@@ -274,6 +276,51 @@ qid=$("$QT" -d /tmp/scan-quarantine list | awk -v p="$L/q.com" '$NF == p { print
 "$QT" -d /tmp/scan-quarantine restore "$qid" >/dev/null || fail "restore $qid"
 [ "$(stat -c '%u:%g %a' "$M/q.com")" = "4321:4321 604" ] || fail "restored: $(stat -c '%u:%g %a' "$M/q.com")"
 pass "quarantine = move on dazukofs (also mounted over itself): denied, removed, restored with owner and mode"
+
+# logs, metrics and the control socket on dazukofs: the JSON log file
+# (log_clean on), the Prometheus file and status --json all show a clean
+# open and an EICAR denied through the mount, and reload answers when done
+OPS=/tmp/scan-ops
+mkdir -p -m 0700 "$OPS"
+echo "ops clean" > "$L/ops-clean.txt"
+make_eicar "$L/ops.com"
+start_scanner --log-file "$OPS/log.json" --log-format json --log-clean yes \
+	--metrics-file "$OPS/m.prom" --metrics-interval 1 --control-socket "$OPS/ctl.sock"
+PY=/usr/bin/python3
+# ops_check EXPR: EXPR over log (the JSON records), prom (name -> value)
+# and st (status --json) holds
+ops_check() {
+	"$SCANNER" status --json --socket "$OPS/ctl.sock" > "$OPS/status.json" 2>/dev/null || return 1
+	"$PY" - "$OPS" "$1" 2>/dev/null <<'PYEOF'
+import json, sys
+d, expr = sys.argv[1], sys.argv[2]
+log = [json.loads(l) for l in open(d + "/log.json", encoding="utf-8") if l.strip()]
+prom = {}
+for l in open(d + "/m.prom"):
+    if l.strip() and not l.startswith("#"):
+        name, val = l.rsplit(" ", 1)
+        prom[name] = float(val)
+st = json.load(open(d + "/status.json"))
+sys.exit(0 if eval(expr) else 1)
+PYEOF
+}
+wait_for 120 "the scanner's control socket" ops_check "st['ok'] and any(r['event'] == 'start' for r in log)"
+expect_allowed "$M/ops-clean.txt"
+expect_denied "$M/ops.com"
+wait_for 30 "the clean record" ops_check "any(r['event'] == 'clean' and r['path'] == '$L/ops-clean.txt' and r['comm'] == 'cat' for r in log)"
+wait_for 30 "the detection record" ops_check "any(r['event'] == 'detection' and r['path'] == '$L/ops.com' and r['action'] == 'denied' and r['signature'].startswith('Dazukofs.Test.EICAR') for r in log)"
+wait_for 30 "the metrics" ops_check "prom['dazuko_clamscan_infected_total'] == 1 and prom['dazuko_clamscan_denied_total'] == 1 and prom['dazuko_clamscan_scanned_total'] >= 2 and prom['dazuko_clamscan_up'] == 1"
+ops_check "st['counters']['infected'] == 1 and st['detections'][0]['path'] == '$L/ops.com' and len(st['workers']) == $WORKERS" ||
+	{ cat "$OPS/status.json"; fail "status --json on dazukofs"; }
+out=$("$SCANNER" reload --socket "$OPS/ctl.sock" 2>&1) || fail "reload: $out"
+case $out in *reload*) ;; *) fail "reload said: $out" ;; esac
+ops_check "any(r['event'] == 'reload' for r in log)" ||
+	fail "no reload record when reload returned"
+kill -TERM "$PID"
+wait "$PID" || fail "scanner exited with $? after SIGTERM"
+PID=
+grep -q '^dazuko_clamscan_up 0$' "$OPS/m.prom" || fail "metrics file not up 0 after the stop"
+pass "logs (JSON, clean scans), metrics and status/reload on dazukofs"
 
 umount "$M" || fail "umount $M"
 umount "$L"
