@@ -131,12 +131,23 @@ static void *reload_main(void *arg)
 
 	if (sc->cfg->backend == BACKEND_CLAMD) {
 		/*
-		 * clamd loads its own signatures; what was clean with the old
-		 * ones is scanned again.
+		 * clamd loads its own signatures.  Each log rotation sends
+		 * SIGHUP too: a flush then would rescan everything for
+		 * nothing, so the verdicts stay while every server still
+		 * answers VERSION as before (a change the watcher saw was
+		 * flushed by it).  Anything unknown: flushed, as before.
 		 */
+		if (sc->backend.ops->signatures_unchanged &&
+		    sc->backend.ops->signatures_unchanged(&sc->backend)) {
+			log_event(LOG_LVL_NOTICE, "reload",
+				  "reload: every clamd server has the same signatures (VERSION); verdicts kept");
+			eventfd_write(r->done_fd, 1);
+			return NULL;
+		}
 		scanner_forget_verdicts(sc);
 		atomic_fetch_add(&sc->stats.reloads, 1);
-		log_notice("reload: backend clamd loads its own signatures; verdict cache cleared");
+		log_event(LOG_LVL_NOTICE, "reload",
+			  "reload: a clamd server has other signatures, or cannot tell (VERSION); verdict cache cleared");
 		eventfd_write(r->done_fd, 1);
 		return NULL;
 	}
