@@ -12,6 +12,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +45,13 @@ struct reloader {
 	 */
 	struct db_fingerprint loaded;
 	int have_loaded;
+	/*
+	 * Backend clamd: the next reload empties the verdict cache even if
+	 * every VERSION is the same (SIGUSR2: signatures without a version,
+	 * your own .ndb, changed).  Set by the control loop, taken by the
+	 * reload thread.
+	 */
+	atomic_int force_flush;
 };
 
 struct app {
@@ -137,7 +145,9 @@ static void *reload_main(void *arg)
 		 * answers VERSION as before (a change the watcher saw was
 		 * flushed by it).  Anything unknown: flushed, as before.
 		 */
-		if (sc->backend.ops->signatures_unchanged &&
+		int forced = atomic_exchange(&r->force_flush, 0);
+
+		if (!forced && sc->backend.ops->signatures_unchanged &&
 		    sc->backend.ops->signatures_unchanged(&sc->backend)) {
 			log_event(LOG_LVL_NOTICE, "reload",
 				  "reload: every clamd server has the same signatures (VERSION); verdicts kept");
@@ -147,6 +157,7 @@ static void *reload_main(void *arg)
 		scanner_forget_verdicts(sc);
 		atomic_fetch_add(&sc->stats.reloads, 1);
 		log_event(LOG_LVL_NOTICE, "reload",
+			  forced ? "reload (SIGUSR2): verdict cache cleared; clamd loads its own signatures" :
 			  "reload: a clamd server has other signatures, or cannot tell (VERSION); verdict cache cleared");
 		eventfd_write(r->done_fd, 1);
 		return NULL;
@@ -371,6 +382,7 @@ static int control_loop(struct app *app)
 					reload_start(app);
 					break;
 				case SIGUSR2:	/* clamd's reload signal */
+					atomic_store(&app->reload.force_flush, 1);
 					reload_start(app);
 					break;
 				case SIGUSR1:

@@ -411,6 +411,10 @@ signatures)
 	st=$(grep 'statistics: events=' "$LOG" | tail -1)
 	[ "$(stat_of "$st" cache_hits)" -gt "$_h" ] ||
 		fail "SIGHUP with the same clamd signatures emptied the cache: $st"
+	# SIGUSR2 (clamd's reload signal): emptied all the same, for
+	# signatures without a version (own .ndb) that VERSION cannot show
+	kill -USR2 "$PID"
+	wait_log 10 "$LOG" 'reload (SIGUSR2): verdict cache cleared'
 	# clamd loads new signatures on its own (as after freshclam's update
 	# and its RELOAD): the cached clean verdict must go with them
 	make_daily 101 "Dazukofs.Test.New:0:*:$(printf '%s' DAZUKOFS-NEW-SIGNATURE-9d2e | od -An -tx1 | tr -d ' \n')"
