@@ -675,11 +675,17 @@ void log_detection(const char *path, pid_t pid, long long uid, const char *comm,
 				OPTIONAL_FIELDS(server, ufield));
 		return;
 	}
-	/* Detections are always logged, whatever the level. */
-	snprintf(e->msg, sizeof(e->msg),
-		 "FOUND signature=%s path=%s pid=%d comm=%s action=%s%s%s",
-		 e->sig, e->path, (int)pid, e->comm, action, server ? " server=" : "",
-		 e->server);
+	/*
+	 * Detections are always logged, whatever the level.  msg holds the
+	 * escaped fields at their bounds; the return value is looked at so
+	 * that -O2's -Wformat-truncation (the .deb's flags) does not guess
+	 * at the fields' sizes.
+	 */
+	if (snprintf(e->msg, sizeof(e->msg),
+		     "FOUND signature=%s path=%s pid=%d comm=%s action=%s%s%s",
+		     e->sig, e->path, (int)pid, e->comm, action, server ? " server=" : "",
+		     e->server) < 0)
+		return;
 	r.message = e->msg;
 	emit(&r);
 }
@@ -711,8 +717,10 @@ void log_clean(const char *path, pid_t pid, long long uid, const char *comm,
 				OPTIONAL_FIELDS(server, ufield));
 		return;
 	}
-	snprintf(e->msg, sizeof(e->msg), "clean path=%s pid=%d comm=%s%s%s",
-		 e->path, (int)pid, e->comm, server ? " server=" : "", e->server);
+	/* the return value looked at: see log_detection */
+	if (snprintf(e->msg, sizeof(e->msg), "clean path=%s pid=%d comm=%s%s%s",
+		     e->path, (int)pid, e->comm, server ? " server=" : "", e->server) < 0)
+		return;
 	r.message = e->msg;
 	emit(&r);
 }
