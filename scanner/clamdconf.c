@@ -74,8 +74,8 @@ static const struct {
 	{ "LocalSocket", "clamd's own socket; to scan through this clamd: backend = clamd, local_socket = PATH" },
 	{ "TCPSocket", "clamd's own port; to scan through this clamd: backend = clamd, tcp_server = HOST:PORT" },
 	{ "LogTime", "a log file's lines always begin with the time (RFC 3339); the journal and syslog add their own" },
-	{ "LogFileMaxSize", "the scanner does not rotate its file itself: logrotate does, and SIGHUP reopens it (the example dazuko-clamscan.logrotate)" },
-	{ "LogRotate", "the scanner does not rotate its file itself: logrotate does, and SIGHUP reopens it (the example dazuko-clamscan.logrotate)" },
+	{ "LogFileMaxSize", "the scanner does not rotate its file itself: logrotate does, and SIGHUP reopens it (/etc/logrotate.d/dazuko-clamscan)" },
+	{ "LogRotate", "the scanner does not rotate its file itself: logrotate does, and SIGHUP reopens it (/etc/logrotate.d/dazuko-clamscan)" },
 	{ "LogFileUnlock", "the log file is never locked: O_APPEND, one write per line" },
 	{ "MaxThreads", "clamd's connection threads; on-access scanning threads are workers (OnAccessMaxThreads)" },
 };
