@@ -48,6 +48,13 @@ struct backend_ops {
 	 * reader asks for every event.
 	 */
 	int (*waits_on)(struct backend *b, pid_t pid);
+	/*
+	 * A reload (SIGHUP, which logrotate sends too): 1 if the scanning
+	 * side surely has the signatures it had at the last check, so the
+	 * verdict cache may stay; 0 if they changed or it cannot tell.  May
+	 * be NULL (cannot tell).  Blocks (asks servers); not for workers.
+	 */
+	int (*signatures_unchanged)(struct backend *b);
 	void (*destroy)(struct backend *b);
 };
 

@@ -818,7 +818,8 @@ static void cd_status(struct backend *b, char *buf, size_t len)
 
 /*
  * Ask s for its VERSION and remember it.  Return: 1 if s answered with
- * another version than the last time (new signatures), else 0.
+ * another version than the last time (new signatures), 0 if with the
+ * same, -1 if it cannot tell (s down, no answer, or no earlier answer).
  */
 static int check_version(struct clamd_backend *cb, struct clamd_server *s)
 {
@@ -831,12 +832,12 @@ static int check_version(struct clamd_backend *cb, struct clamd_server *s)
 	down = s->down;
 	pthread_mutex_unlock(&s->lock);
 	if (down)
-		return 0;
+		return -1;
 	if (ask(cb, s, -1, CLAMD_REQ_VERSION, deadline, &r, why, sizeof(why)) !=
 	    ATTEMPT_ANSWER || r.kind != CLAMD_REPLY_VERSION) {
 		log_debug("clamd %s: VERSION: %s", s->name,
 			  r.kind == CLAMD_REPLY_VERSION ? why : r.text);
-		return 0;
+		return -1;
 	}
 	pthread_mutex_lock(&s->lock);
 	changed = s->version[0] && strcmp(s->version, r.text);
@@ -848,7 +849,24 @@ static int check_version(struct clamd_backend *cb, struct clamd_server *s)
 			   r.text, old);
 	else if (!old[0])
 		log_info("clamd %s: %s", s->name, r.text);
-	return changed;
+	return changed ? 1 : old[0] ? 0 : -1;
+}
+
+/*
+ * backend_ops.signatures_unchanged: every server's VERSION the same as
+ * its last answer.  A change seen here is not seen again by the watcher:
+ * the caller flushes for it.
+ */
+static int cd_signatures_unchanged(struct backend *b)
+{
+	struct clamd_backend *cb = b->priv;
+	int same = 1;
+
+	/* all of them: each remembers its new version */
+	for (size_t i = 0; i < cb->n; i++)
+		if (check_version(cb, &cb->servers[i]) != 0)
+			same = 0;
+	return same;
 }
 
 /* The signature watcher: every SIGNATURE_CHECK_MS, each server's VERSION. */
@@ -875,7 +893,7 @@ static void *watch_signatures(void *arg)
 			break;
 		pthread_mutex_unlock(&cb->watch_lock);
 		for (size_t i = 0; i < cb->n; i++)
-			changed |= check_version(cb, &cb->servers[i]);
+			changed |= check_version(cb, &cb->servers[i]) == 1;
 		if (changed && cb->signatures_changed)
 			cb->signatures_changed(cb->ctx);
 		pthread_mutex_lock(&cb->watch_lock);
@@ -946,6 +964,7 @@ static const struct backend_ops clamd_ops = {
 	.log_stats = cd_log_stats,
 	.status = cd_status,
 	.waits_on = cd_waits_on,
+	.signatures_unchanged = cd_signatures_unchanged,
 	.destroy = cd_destroy,
 };
 

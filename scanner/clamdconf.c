@@ -74,8 +74,8 @@ static const struct {
 	{ "LocalSocket", "clamd's own socket; to scan through this clamd: backend = clamd, local_socket = PATH" },
 	{ "TCPSocket", "clamd's own port; to scan through this clamd: backend = clamd, tcp_server = HOST:PORT" },
 	{ "LogTime", "a log file's lines always begin with the time (RFC 3339); the journal and syslog add their own" },
-	{ "LogFileMaxSize", "the scanner does not rotate its file itself: logrotate does, and SIGHUP reopens it (the example dazuko-clamscan.logrotate)" },
-	{ "LogRotate", "the scanner does not rotate its file itself: logrotate does, and SIGHUP reopens it (the example dazuko-clamscan.logrotate)" },
+	{ "LogFileMaxSize", "the scanner does not rotate its file itself: logrotate does, and SIGHUP reopens it (/etc/logrotate.d/dazuko-clamscan)" },
+	{ "LogRotate", "the scanner does not rotate its file itself: logrotate does, and SIGHUP reopens it (/etc/logrotate.d/dazuko-clamscan)" },
 	{ "LogFileUnlock", "the log file is never locked: O_APPEND, one write per line" },
 	{ "MaxThreads", "clamd's connection threads; on-access scanning threads are workers (OnAccessMaxThreads)" },
 };
@@ -161,6 +161,17 @@ static void import_line(FILE *out, FILE *notes, const char *where, const char *o
 			snprintf(st->scan_time_where, sizeof(st->scan_time_where), "%s", where);
 			return;
 		case C_LOGFILE:
+			/* cut or mangled, it would name another file than clamd's */
+			if (strlen(value) >= sizeof(st->log_file)) {
+				fprintf(notes, "%s: %s: not mapped: the path is longer than PATH_MAX (%zu bytes)\n",
+					where, opt, strlen(value));
+				return;
+			}
+			if (!*value || value[strlen(value) - 1] == '/') {
+				fprintf(notes, "%s: %s: not mapped: '%s' names a directory, not a file\n",
+					where, opt, value);
+				return;
+			}
 			snprintf(st->log_file, sizeof(st->log_file), "%s", value);
 			snprintf(st->log_file_where, sizeof(st->log_file_where), "%s", where);
 			return;
@@ -201,7 +212,15 @@ static void import_log(FILE *out, FILE *notes, struct import_state *st)
 		if (!strncmp(st->log_file, LOG_UNIT_DIR "/", dirlen + 1)) {
 			snprintf(file, sizeof(file), "%s", st->log_file);
 		} else {
-			snprintf(file, sizeof(file), "%s/%s", LOG_UNIT_DIR, base);
+			if ((size_t)snprintf(file, sizeof(file), "%s/%s", LOG_UNIT_DIR, base) >=
+			    PATH_MAX) {
+				fprintf(notes, "%s: LogFile: not mapped: %s/%s would be longer than PATH_MAX\n",
+					st->log_file_where, LOG_UNIT_DIR, base);
+				/* LogSyslog, if set, is the target then */
+				*st->log_file = 0;
+				import_log(out, notes, st);
+				return;
+			}
 			fprintf(out, "# clamd's LogFile %s is clamd's own (rotated for clamd); the\n"
 				"# shipped unit lets the scanner write below %s only\n",
 				st->log_file, LOG_UNIT_DIR);

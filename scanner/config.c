@@ -1188,6 +1188,11 @@ static int check_log(struct config *cfg, char *err, size_t errlen)
 {
 	if (cfg->log_target == LOG_TARGET_FILE && !cfg->log_file)
 		FAIL("log_target file needs log_file PATH");
+	/* a log_file that would be ignored: the admin looks for logs in vain */
+	if (cfg->log_file && cfg->log_target != LOG_TARGET_FILE &&
+	    cfg->log_target != LOG_TARGET_AUTO)
+		FAIL("log_file %s is set but log_target is %s: set log_target file (or auto), or remove log_file",
+		     cfg->log_file, log_target_names[cfg->log_target]);
 	if (cfg->log_format == LOG_FORMAT_JSON &&
 	    (cfg->log_target == LOG_TARGET_JOURNAL || cfg->log_target == LOG_TARGET_SYSLOG))
 		FAIL("log_format json applies to log_target file or stderr, not %s (the journal keeps structured fields)",

@@ -8,7 +8,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,8 +68,25 @@ static struct {
 	enum log_format format;
 	int clean;
 	int fd;				/* targets file and stderr */
+	/*
+	 * fd is no regular file (a pipe, a socket, a terminal): a write
+	 * longer than PIPE_BUF may be split and mixed with another
+	 * thread's, so the writes take write_lock.  An O_APPEND regular
+	 * file takes each write() whole: no lock.
+	 */
+	int lock_writes;
 	char path[PATH_MAX];		/* target file */
-} log_state = { LOG_LVL_INFO, LOG_TARGET_STDERR, LOG_FORMAT_TEXT, 0, STDERR_FILENO, "" };
+} log_state = { LOG_LVL_INFO, LOG_TARGET_STDERR, LOG_FORMAT_TEXT, 0, STDERR_FILENO, 0, "" };
+
+static pthread_mutex_t write_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/*
+ * Failed writes are told on stderr (the journal under systemd), never
+ * through the log itself, at most once a minute with the count of lines
+ * lost meanwhile: a full disk must not flood the journal.
+ */
+static atomic_llong write_failed_report_s = LLONG_MIN / 2;	/* CLOCK_MONOTONIC s */
+static atomic_ullong write_lost;		/* lines lost since the last report */
 
 int log_level_parse(const char *name)
 {
@@ -114,6 +134,14 @@ const char *log_facility_name(int facility)
 	return NULL;
 }
 
+/* Decided once per fd, when no other thread writes yet. */
+static int needs_write_lock(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) || !S_ISREG(st.st_mode);
+}
+
 void log_init(enum log_level level, int journal)
 {
 	log_state.level = level;
@@ -121,7 +149,9 @@ void log_init(enum log_level level, int journal)
 		journal = stderr_is_journal();
 	log_state.target = journal ? LOG_TARGET_JOURNAL : LOG_TARGET_STDERR;
 	log_state.format = LOG_FORMAT_TEXT;
+	log_state.clean = 0;
 	log_state.fd = STDERR_FILENO;
+	log_state.lock_writes = needs_write_lock(STDERR_FILENO);
 }
 
 int log_to_journal(void)
@@ -139,23 +169,63 @@ enum log_target log_target_in_use(void)
  * and several writers; 0640 less the umask (the unit's makes it 0600).
  * O_NONBLOCK: a FIFO at the path would hang the scanner in open() (it is
  * refused below); a regular file ignores it.
+ *
+ * The scanner runs as root and the log directory may be writable by
+ * others (a log_file outside the unit's LogsDirectory=): a symbolic link
+ * or a hard link planted at the path would make root append to any file,
+ * and a file others may write to would let them forge records.  So only
+ * a regular file of our own, with one name, that only we may write to.
  */
 static int open_log_file(const char *path, char *err, size_t errlen)
 {
-	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY | O_NONBLOCK,
-		      0640);
+	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY | O_NONBLOCK |
+			    O_NOFOLLOW, 0640);
+	const char *why = NULL;
 	struct stat st;
 
 	if (fd < 0) {
-		snprintf(err, errlen, "log_file %s: %s", path, strerror(errno));
+		if (errno == ELOOP)
+			snprintf(err, errlen, "log_file %s: is a symbolic link (refused)", path);
+		else
+			snprintf(err, errlen, "log_file %s: %s", path, strerror(errno));
 		return -1;
 	}
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		snprintf(err, errlen, "log_file %s: not a regular file", path);
+	if (fstat(fd, &st)) {
+		snprintf(err, errlen, "log_file %s: fstat: %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode))
+		why = "not a regular file";
+	else if (st.st_uid != geteuid())
+		why = "not owned by the scanner's user";
+	else if (st.st_nlink != 1)
+		why = "has other hard links";
+	else if (st.st_mode & (S_IWGRP | S_IWOTH))
+		why = "writable by group or others";
+	if (why) {
+		if (S_ISREG(st.st_mode) && st.st_uid != geteuid())
+			snprintf(err, errlen, "log_file %s: %s (owner uid %lu, scanner uid %lu); refused",
+				 path, why, (unsigned long)st.st_uid,
+				 (unsigned long)geteuid());
+		else
+			snprintf(err, errlen, "log_file %s: %s; refused", path, why);
 		close(fd);
 		return -1;
 	}
 	return fd;
+}
+
+/* The target in use closed: the log is then stderr. */
+static void close_target(void)
+{
+	if (log_state.target == LOG_TARGET_FILE && log_state.fd != STDERR_FILENO)
+		close(log_state.fd);
+	if (log_state.target == LOG_TARGET_SYSLOG)
+		closelog();
+	log_state.target = LOG_TARGET_STDERR;
+	log_state.fd = STDERR_FILENO;
+	log_state.lock_writes = needs_write_lock(STDERR_FILENO);
 }
 
 int log_open(const struct log_setup *s, char *err, size_t errlen)
@@ -174,8 +244,11 @@ int log_open(const struct log_setup *s, char *err, size_t errlen)
 		fd = open_log_file(s->file, err, errlen);
 		if (fd < 0)
 			return -1;
-		snprintf(log_state.path, sizeof(log_state.path), "%s", s->file);
 	}
+	/* a second log_open: the new file is open, the old target goes */
+	close_target();
+	if (t == LOG_TARGET_FILE)
+		snprintf(log_state.path, sizeof(log_state.path), "%s", s->file);
 	if (t == LOG_TARGET_SYSLOG)
 		/* LOG_PID: glibc takes getpid() at each message, after daemon() too */
 		openlog("dazuko-clamscan", LOG_PID, s->facility);
@@ -184,6 +257,7 @@ int log_open(const struct log_setup *s, char *err, size_t errlen)
 	log_state.format = s->format;
 	log_state.clean = s->clean;
 	log_state.fd = fd;
+	log_state.lock_writes = needs_write_lock(fd);
 	return 0;
 }
 
@@ -209,10 +283,7 @@ int log_reopen(char *err, size_t errlen)
 
 void log_close(void)
 {
-	if (log_state.target == LOG_TARGET_FILE)
-		close(log_state.fd);
-	if (log_state.target == LOG_TARGET_SYSLOG)
-		closelog();
+	close_target();
 	log_init(log_state.level, 0);
 }
 
@@ -318,14 +389,74 @@ static void rfc3339_now(char buf[TIME_MAX])
 	snprintf(buf, TIME_MAX, "%s.%06ld%.3s:%.2s", date, ts.tv_nsec / 1000, tz, tz + 3);
 }
 
-/* One write(): lines of several threads never mix. */
+static long long monotonic_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec;
+}
+
+static void write_failed(int errnum, size_t written, size_t len)
+{
+	long long now = monotonic_s(), last = atomic_load(&write_failed_report_s);
+	unsigned long long lost = atomic_fetch_add(&write_lost, 1) + 1;
+	char msg[PATH_MAX + 256];
+	int n;
+
+	/* one thread reports, at most once a minute */
+	if (now - last < 60 ||
+	    !atomic_compare_exchange_strong(&write_failed_report_s, &last, now))
+		return;
+	atomic_fetch_sub(&write_lost, lost);
+	n = snprintf(msg, sizeof(msg),
+		     "dazuko-clamscan: error: cannot write the log (%s%s): %s; %llu line(s) lost or cut since the last report (the last: %zu of %zu bytes written); told at most once a minute\n",
+		     log_state.target == LOG_TARGET_FILE ? "log_file " : "stderr",
+		     log_state.target == LOG_TARGET_FILE ? log_state.path : "",
+		     errnum ? strerror(errnum) : "no progress", lost, written, len);
+	if (n >= (int)sizeof(msg))
+		n = (int)sizeof(msg) - 1;
+	/* stderr directly, not through the log, which is what fails */
+	if (n > 0 && write(STDERR_FILENO, msg, (size_t)n) < 0)
+		return;
+}
+
+/*
+ * Every byte, or an error told on stderr.  A regular file (O_APPEND)
+ * takes a line in one write(), so lines of several threads never mix;
+ * other fds take write_lock.  A short write is continued: a line is
+ * never left without its newline.
+ */
 static void write_line(const char *line, size_t len)
 {
-	ssize_t n;
+	size_t done = 0;
+	int errnum = 0;
 
-	do
-		n = write(log_state.fd, line, len);
-	while (n < 0 && errno == EINTR);
+	if (log_state.lock_writes)
+		pthread_mutex_lock(&write_lock);
+	while (done < len) {
+		ssize_t n = write(log_state.fd, line + done, len - done);
+
+		if (n > 0) {
+			done += (size_t)n;
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN) {
+			/* a non-blocking stderr we inherited: wait a little for room */
+			struct pollfd p = { .fd = log_state.fd, .events = POLLOUT };
+
+			if (poll(&p, 1, 1000) > 0)
+				continue;
+		}
+		errnum = n < 0 ? errno : 0;
+		break;
+	}
+	if (log_state.lock_writes)
+		pthread_mutex_unlock(&write_lock);
+	if (done < len)
+		write_failed(errnum, done, len);
 }
 
 /* A string field, escaped (valid UTF-8 whatever the bytes); skipped if NULL. */
@@ -544,11 +675,17 @@ void log_detection(const char *path, pid_t pid, long long uid, const char *comm,
 				OPTIONAL_FIELDS(server, ufield));
 		return;
 	}
-	/* Detections are always logged, whatever the level. */
-	snprintf(e->msg, sizeof(e->msg),
-		 "FOUND signature=%s path=%s pid=%d comm=%s action=%s%s%s",
-		 e->sig, e->path, (int)pid, e->comm, action, server ? " server=" : "",
-		 e->server);
+	/*
+	 * Detections are always logged, whatever the level.  msg holds the
+	 * escaped fields at their bounds; the return value is looked at so
+	 * that -O2's -Wformat-truncation (the .deb's flags) does not guess
+	 * at the fields' sizes.
+	 */
+	if (snprintf(e->msg, sizeof(e->msg),
+		     "FOUND signature=%s path=%s pid=%d comm=%s action=%s%s%s",
+		     e->sig, e->path, (int)pid, e->comm, action, server ? " server=" : "",
+		     e->server) < 0)
+		return;
 	r.message = e->msg;
 	emit(&r);
 }
@@ -580,8 +717,10 @@ void log_clean(const char *path, pid_t pid, long long uid, const char *comm,
 				OPTIONAL_FIELDS(server, ufield));
 		return;
 	}
-	snprintf(e->msg, sizeof(e->msg), "clean path=%s pid=%d comm=%s%s%s",
-		 e->path, (int)pid, e->comm, server ? " server=" : "", e->server);
+	/* the return value looked at: see log_detection */
+	if (snprintf(e->msg, sizeof(e->msg), "clean path=%s pid=%d comm=%s%s%s",
+		     e->path, (int)pid, e->comm, server ? " server=" : "", e->server) < 0)
+		return;
 	r.message = e->msg;
 	emit(&r);
 }

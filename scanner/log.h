@@ -74,9 +74,11 @@ struct log_setup {
 };
 
 /*
- * Start logging as s says, once, before any other thread runs: opens the
- * file (O_APPEND, mode 0640 less the umask) or syslog.  -1 with a message
- * in err; the log is then unchanged (stderr).
+ * Start logging as s says, before any other thread runs: opens the file
+ * (O_APPEND, mode 0640 less the umask; refused unless a regular file of
+ * our euid with one link and no group/other write bit, never through a
+ * symbolic link) or syslog; a target opened before is closed.  -1 with a
+ * message in err; the log is then unchanged.
  */
 int log_open(const struct log_setup *s, char *err, size_t errlen);
 /*

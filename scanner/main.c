@@ -14,6 +14,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +61,13 @@ struct reloader {
 	int waiting[CONTROL_RELOAD_WAITERS], queued[CONTROL_RELOAD_WAITERS];
 	unsigned int nwaiting, nqueued;
 	atomic_int busy;		/* running, for status */
+	/*
+	 * Backend clamd: the next reload empties the verdict cache even if
+	 * every VERSION is the same (SIGUSR2: signatures without a version,
+	 * your own .ndb, changed).  Set by the control loop, taken by the
+	 * reload thread.
+	 */
+	atomic_int force_flush;
 };
 
 struct app {
@@ -160,15 +168,30 @@ static void *reload_main(void *arg)
 
 	if (sc->cfg->backend == BACKEND_CLAMD) {
 		/*
-		 * clamd loads its own signatures; what was clean with the old
-		 * ones is scanned again.
+		 * clamd loads its own signatures.  Each log rotation sends
+		 * SIGHUP too: a flush then would rescan everything for
+		 * nothing, so the verdicts stay while every server still
+		 * answers VERSION as before (a change the watcher saw was
+		 * flushed by it).  Anything unknown: flushed, as before.
 		 */
+		int forced = atomic_exchange(&r->force_flush, 0);
+
+		if (!forced && sc->backend.ops->signatures_unchanged &&
+		    sc->backend.ops->signatures_unchanged(&sc->backend)) {
+			r->failed = 0;
+			snprintf(r->msg, sizeof(r->msg),
+				 "reload: every clamd server has the same signatures (VERSION); verdicts kept");
+			log_event(LOG_LVL_NOTICE, "reload", "%s", r->msg);
+			eventfd_write(r->done_fd, 1);
+			return NULL;
+		}
 		scanner_forget_verdicts(sc);
 		atomic_fetch_add(&sc->stats.reloads, 1);
 		r->failed = 0;
-		snprintf(r->msg, sizeof(r->msg),
-			 "reload: backend clamd loads its own signatures; verdict cache cleared");
-		log_notice("%s", r->msg);
+		snprintf(r->msg, sizeof(r->msg), "%s",
+			 forced ? "reload (SIGUSR2): verdict cache cleared; clamd loads its own signatures" :
+			 "reload: a clamd server has other signatures, or cannot tell (VERSION); verdict cache cleared");
+		log_event(LOG_LVL_NOTICE, "reload", "%s", r->msg);
 		eventfd_write(r->done_fd, 1);
 		return NULL;
 	}
@@ -443,6 +466,7 @@ static int control_loop(struct app *app)
 					reload_start(app);
 					break;
 				case SIGUSR2:	/* clamd's reload signal */
+					atomic_store(&app->reload.force_flush, 1);
 					reload_start(app);
 					break;
 				case SIGUSR1:

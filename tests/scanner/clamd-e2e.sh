@@ -399,6 +399,22 @@ signatures)
 	st=$(grep 'statistics: events=' "$LOG" | tail -1)
 	[ "$(stat_of "$st" cache_hits)" -ge 1 ] ||
 		fail "the clean verdict was not cached, the test proves nothing: $st"
+	# SIGHUP (each logrotate rotation sends one) while clamd keeps its
+	# signatures: the cached verdict stays, no rescan of everything
+	_h=$(stat_of "$st" cache_hits)
+	kill -HUP "$PID"
+	wait_log 10 "$LOG" 'reload: every clamd server has the same signatures (VERSION); verdicts kept'
+	expect_allowed "$M/newsig.txt"
+	_n=$(grep -c 'statistics:' "$LOG")
+	kill -USR1 "$PID"
+	wait_log 10 "$LOG" 'statistics:' $((_n + 1))
+	st=$(grep 'statistics: events=' "$LOG" | tail -1)
+	[ "$(stat_of "$st" cache_hits)" -gt "$_h" ] ||
+		fail "SIGHUP with the same clamd signatures emptied the cache: $st"
+	# SIGUSR2 (clamd's reload signal): emptied all the same, for
+	# signatures without a version (own .ndb) that VERSION cannot show
+	kill -USR2 "$PID"
+	wait_log 10 "$LOG" 'reload (SIGUSR2): verdict cache cleared'
 	# clamd loads new signatures on its own (as after freshclam's update
 	# and its RELOAD): the cached clean verdict must go with them
 	make_daily 101 "Dazukofs.Test.New:0:*:$(printf '%s' DAZUKOFS-NEW-SIGNATURE-9d2e | od -An -tx1 | tr -d ' \n')"

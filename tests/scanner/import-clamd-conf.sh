@@ -119,6 +119,20 @@ has "$W/fl.conf" "log_file = /var/log/dazukofs/own.log	# LogFile"
 grep -qF "$W/file.conf:2: LogSyslog: not mapped: no is the default" "$W/fl.notes" || fail "LogSyslog no: $(cat "$W/fl.notes")"
 pass "LogSyslog, LogFacility, LogFile: one target, bad facilities explained"
 
+# a LogFile that names a directory or is too long: noted, never a mangled path
+long=/var/log/$(printf '%04100d' 0)/clamav.log
+printf 'LogFile /var/log/clamav/\nLogFile %s\nLogSyslog yes\n' "$long" > "$W/badlog.conf"
+"$SCANNER" --import-clamd-conf "$W/badlog.conf" >"$W/bl.conf" 2>"$W/bl.notes" ||
+	fail "import failed: $(cat "$W/bl.notes")"
+grep -qF "$W/badlog.conf:1: LogFile: not mapped: '/var/log/clamav/' names a directory, not a file" "$W/bl.notes" ||
+	fail "LogFile ending in /: $(cat "$W/bl.notes")"
+grep -qF "$W/badlog.conf:2: LogFile: not mapped: the path is longer than PATH_MAX (${#long} bytes)" "$W/bl.notes" ||
+	fail "LogFile longer than PATH_MAX: $(cat "$W/bl.notes")"
+! grep -q '^log_file' "$W/bl.conf" || fail "a log_file from a bad LogFile: $(cat "$W/bl.conf")"
+has "$W/bl.conf" "log_target = syslog	# LogSyslog"
+out=$("$SCANNER" -c "$W/bl.conf" --check-config 2>&1) || fail "bad LogFile sample: $out"
+pass "a LogFile ending in / or longer than PATH_MAX: not mapped, said so"
+
 "$SCANNER" --import-clamd-conf "$W/missing.conf" >/dev/null 2>"$W/err" && fail "a missing file imported"
 grep -q "missing.conf: No such file" "$W/err" || fail "missing file: $(cat "$W/err")"
 echo "scanner-import-clamd-conf: all passed"

@@ -6,8 +6,9 @@
 #   file    log_file, log_format = json, log_clean = yes: a clean open and
 #           EICAR (also under a name that is not UTF-8) are records in the
 #           file, each line one strict JSON object of the documented
-#           fields; rotated by logrotate with the shipped example
-#           (systemd/examples/dazuko-clamscan.logrotate): renamed, SIGHUP,
+#           fields; rotated by logrotate with the shipped config
+#           (systemd/examples/dazuko-clamscan.logrotate, installed in
+#           /etc/logrotate.d): renamed, SIGHUP,
 #           the scanner writes to the new file, the next detection lands
 #           there, not in the old.
 #   syslog  log_target = syslog, log_facility = local3: the records reach
@@ -43,17 +44,22 @@ chmod 0644 "$M"/*
 # records FILE KEY=VALUE...: 0 if a record of FILE has every KEY=VALUE
 # (strings; pid must be an integer); the test fails at once on a line
 # that is not one strict JSON object (only a last line still without its
-# newline is left for the next look).
+# newline is left for the next look).  records --count FILE KEY=VALUE...
+# prints how many records match instead.
 records() {
 	"$PY" - "$@" <<'PY'
 import json, re, sys
-path, want = sys.argv[1], dict(a.split("=", 1) for a in sys.argv[2:])
+args = sys.argv[1:]
+count_only = args[0] == "--count"
+if count_only:
+    args = args[1:]
+path, want = args[0], dict(a.split("=", 1) for a in args[1:])
 try:
     data = open(path, "rb").read()
 except FileNotFoundError:
     sys.exit(1)
 lines = data.split(b"\n")
-found = False
+found = 0
 for i, raw in enumerate(lines[:-1]):
     try:
         rec = json.loads(raw.decode("utf-8", errors="strict"))
@@ -75,7 +81,10 @@ for i, raw in enumerate(lines[:-1]):
         print(f"{path}:{i + 1}: pid not an integer: {rec}", file=sys.stderr)
         sys.exit(2)
     if all(str(rec.get(k)) == v for k, v in want.items()):
-        found = True
+        found += 1
+if count_only:
+    print(found)
+    sys.exit(0)
 sys.exit(0 if found else 1)
 PY
 	_rc=$?
@@ -121,11 +130,11 @@ file)
 	# nothing on stderr: the log is the file
 	[ ! -s "$ERR" ] || { cat "$ERR"; fail "the scanner wrote to stderr"; }
 
-	# the shipped logrotate example, on this file, its postrotate
+	# the shipped logrotate config, on this file, its postrotate
 	# signalling this scanner: renamed, a new file, SIGHUP
 	command -v logrotate >/dev/null || fail "logrotate is missing (scripts/setup)"
-	sed -e "s|^/var/log/dazukofs/clamscan.log {|$F {|" \
-	    -e "s|systemctl reload dazuko-clamscan.service .*|kill -HUP $PID|" \
+	sed -e "s|^/var/log/dazukofs/\*\.log {|$F {|" \
+	    -e "s|systemctl kill --kill-whom=main --signal=HUP dazuko-clamscan.service .*|kill -HUP $PID|" \
 		"$SRC/systemd/examples/dazuko-clamscan.logrotate" > "$W/logrotate.conf"
 	grep -q "^$F {" "$W/logrotate.conf" && grep -q "kill -HUP $PID" "$W/logrotate.conf" ||
 		fail "the logrotate example changed: $(cat "$W/logrotate.conf")"
@@ -136,7 +145,7 @@ file)
 	wait_record 30 "$F" event=message message="log file reopened"
 	expect_denied "$M/eicar.com"
 	wait_record 30 "$F" event=detection path="$M/eicar.com"
-	n=$(grep -c '"event":"detection"' "$F.1")
+	n=$(records --count "$F.1" event=detection)
 	[ "$n" = 2 ] || fail "the old file has $n detections, not the 2 before the rotation"
 	records "$F" event=reload || wait_record 30 "$F" event=reload
 	pass "rotated: a new file after SIGHUP, the next detection in it, the old one left alone"

@@ -9,12 +9,16 @@
 #include <pthread.h>
 #include <regex.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <syslog.h>
 #include <unistd.h>
@@ -483,6 +487,169 @@ static void test_file_errors(void **state)
 	tmpdir_remove(&t);
 }
 
+/* What the checks of open_log_file() refuse, each with its reason. */
+static void test_file_refused(void **state)
+{
+	struct tmpdir t;
+	struct log_setup ls = { .level = LOG_LVL_INFO, .target = LOG_TARGET_FILE };
+	char err[512], want[512], target[160], other[160];
+	mode_t old_umask = umask(077);
+
+	(void)state;
+	log_init(LOG_LVL_INFO, 0);
+	tmpdir_make(&t);
+	ls.file = t.file;
+	snprintf(target, sizeof(target), "%s/target", t.dir);
+	snprintf(other, sizeof(other), "%s/other-name", t.dir);
+
+	/* a symbolic link, even to a good file of ours */
+	close(open(target, O_WRONLY | O_CREAT, 0600));
+	assert_int_equal(symlink(target, t.file), 0);
+	assert_int_equal(log_open(&ls, err, sizeof(err)), -1);
+	snprintf(want, sizeof(want), "log_file %s: is a symbolic link (refused)", t.file);
+	assert_string_equal(err, want);
+	assert_int_equal(log_target_in_use(), LOG_TARGET_STDERR);
+	assert_int_equal(unlink(t.file), 0);
+
+	/* a second name (hard link): st_nlink 2 */
+	assert_int_equal(link(target, t.file), 0);
+	assert_int_equal(log_open(&ls, err, sizeof(err)), -1);
+	snprintf(want, sizeof(want), "log_file %s: has other hard links; refused", t.file);
+	assert_string_equal(err, want);
+	assert_int_equal(unlink(t.file), 0);
+
+	/* group- or other-writable: others could forge records */
+	assert_int_equal(rename(target, t.file), 0);
+	assert_int_equal(chmod(t.file, 0620), 0);
+	assert_int_equal(log_open(&ls, err, sizeof(err)), -1);
+	snprintf(want, sizeof(want), "log_file %s: writable by group or others; refused", t.file);
+	assert_string_equal(err, want);
+	assert_int_equal(chmod(t.file, 0602), 0);
+	assert_int_equal(log_open(&ls, err, sizeof(err)), -1);
+	assert_string_equal(err, want);
+
+	/* another owner: root can make one (nobody, 65534) */
+	assert_int_equal(chmod(t.file, 0600), 0);
+	if (geteuid() == 0) {
+		assert_int_equal(chown(t.file, 65534, 65534), 0);
+		assert_int_equal(log_open(&ls, err, sizeof(err)), -1);
+		snprintf(want, sizeof(want),
+			 "log_file %s: not owned by the scanner's user (owner uid 65534, scanner uid 0); refused",
+			 t.file);
+		assert_string_equal(err, want);
+		assert_int_equal(chown(t.file, 0, 0), 0);
+	} else {
+		print_message("not root: the other-owner case is skipped\n");
+	}
+
+	/* and the same file, made right, is taken */
+	assert_int_equal(log_open(&ls, err, sizeof(err)), 0);
+	assert_int_equal(log_target_in_use(), LOG_TARGET_FILE);
+	log_close();
+	unlink(other);
+	unlink(target);
+	umask(old_umask);
+	tmpdir_remove(&t);
+}
+
+static int open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+	int n = 0;
+
+	assert_non_null(d);
+	while ((de = readdir(d)))
+		n += de->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+/* A second log_open closes the first target; log_init forgets log_clean. */
+static void test_open_twice(void **state)
+{
+	struct tmpdir t;
+	struct log_setup ls = {
+		.level = LOG_LVL_INFO, .target = LOG_TARGET_FILE, .clean = 1,
+	};
+	char err[256];
+	int before;
+
+	(void)state;
+	log_init(LOG_LVL_INFO, 0);
+	tmpdir_make(&t);
+	before = open_fds();
+	ls.file = t.file;
+	assert_int_equal(log_open(&ls, err, sizeof(err)), 0);
+	assert_int_equal(open_fds(), before + 1);
+	log_notice("first");
+	ls.file = t.moved;
+	assert_int_equal(log_open(&ls, err, sizeof(err)), 0);
+	assert_int_equal(open_fds(), before + 1);
+	log_notice("second");
+	assert_true(log_clean_enabled());
+	log_close();
+	assert_int_equal(open_fds(), before);
+	assert_null(strstr(read_all(t.file), "second"));
+	assert_non_null(strstr(read_all(t.moved), "second"));
+
+	assert_int_equal(log_open(&ls, err, sizeof(err)), 0);
+	assert_true(log_clean_enabled());
+	log_init(LOG_LVL_INFO, 0);
+	assert_false(log_clean_enabled());
+	/* log_init left the file open: log_open closes it now */
+	ls.target = LOG_TARGET_STDERR;
+	assert_int_equal(log_open(&ls, err, sizeof(err)), 0);
+	log_close();
+	tmpdir_remove(&t);
+}
+
+static void log_three_lines(void)
+{
+	log_notice("%0500d", 1);
+	log_notice("%0500d", 2);
+	log_notice("%0500d", 3);
+}
+
+/*
+ * A file that takes the first line and only part of the second
+ * (RLIMIT_FSIZE: a short write, then EFBIG): said on stderr, never
+ * silent; the third line's failure within the same minute is not said
+ * again.  The limit is the capture's too: the report must fit.
+ */
+static void test_write_errors(void **state)
+{
+	struct tmpdir t;
+	struct log_setup ls = { .level = LOG_LVL_INFO, .target = LOG_TARGET_FILE };
+	struct rlimit old, lim;
+	char err[256], want[256];
+	const char *out;
+	struct stat st;
+
+	(void)state;
+	tmpdir_make(&t);
+	ls.file = t.file;
+	assert_int_equal(log_open(&ls, err, sizeof(err)), 0);
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+	lim = old;
+	lim.rlim_cur = 800;
+	signal(SIGXFSZ, SIG_IGN);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	out = capture_stderr(log_three_lines);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+	signal(SIGXFSZ, SIG_DFL);
+	log_close();
+	assert_int_equal(stat(t.file, &st), 0);
+	assert_int_equal(st.st_size, 800);
+	snprintf(want, sizeof(want), "dazuko-clamscan: error: cannot write the log (log_file %s): File too large; 1 line(s) lost or cut",
+		 t.file);
+	if (strncmp(out, want, strlen(want)))
+		fail_msg("stderr '%s', want '%s...'", out, want);
+	/* the third line's failure is within the minute: not told again */
+	assert_int_equal(count(out, '\n'), 1);
+	tmpdir_remove(&t);
+}
+
 #define WRITERS 4
 #define LINES_EACH 3000
 
@@ -497,55 +664,157 @@ static void *writer(void *arg)
 	return NULL;
 }
 
-/* Lines of several threads never mix: each is whole JSON. */
-static void test_threads(void **state)
+static atomic_int writers_done;
+
+static void *join_writers(void *arg)
 {
-	struct tmpdir t;
-	const struct log_setup ls = {
-		.level = LOG_LVL_INFO, .target = LOG_TARGET_FILE, .format = LOG_FORMAT_JSON,
-		.file = NULL,
-	};
-	struct log_setup s = ls;
-	pthread_t th[WRITERS];
-	char err[256];
-	FILE *f;
+	pthread_t *th = arg;
+
+	for (int i = 0; i < WRITERS; i++)
+		pthread_join(th[i], NULL);
+	atomic_store(&writers_done, 1);
+	return NULL;
+}
+
+/* The complete JSON detection lines of path; fails on any other line. */
+static size_t detection_lines(const char *path)
+{
+	FILE *f = fopen(path, "re");
 	char *line = NULL;
 	size_t cap = 0, lines = 0;
 	ssize_t n;
 
+	assert_non_null(f);
+	while ((n = getline(&line, &cap, f)) > 0) {
+		json_object *o;
+
+		if (line[n - 1] != '\n')
+			fail_msg("%s: a line without its newline", path);
+		o = parse_strict(line, (size_t)n - 1);
+		assert_string_equal(str_field(o, "event"), "detection");
+		json_object_put(o);
+		lines++;
+	}
+	free(line);
+	fclose(f);
+	return lines;
+}
+
+/*
+ * Lines of several threads never mix, and none is lost while the file
+ * is rotated (renamed, reopened) again and again until the writers are
+ * done: every line is whole in exactly one of the files.
+ */
+static void test_threads(void **state)
+{
+	struct tmpdir t;
+	struct log_setup s = {
+		.level = LOG_LVL_INFO, .target = LOG_TARGET_FILE, .format = LOG_FORMAT_JSON,
+	};
+	pthread_t th[WRITERS], joiner;
+	char err[256], name[160];
+	size_t lines;
+	int rotations = 0;
+
 	(void)state;
 	tmpdir_make(&t);
 	s.file = t.file;
+	atomic_store(&writers_done, 0);
 	assert_int_equal(log_open(&s, err, sizeof(err)), 0);
 	for (intptr_t i = 0; i < WRITERS; i++)
 		assert_int_equal(pthread_create(&th[i], NULL, writer, (void *)i), 0);
-	/* rotations meanwhile: every line lands whole in one file or the other */
-	for (int i = 0; i < 50; i++) {
-		rename(t.file, t.moved);
+	assert_int_equal(pthread_create(&joiner, NULL, join_writers, th), 0);
+	while (!atomic_load(&writers_done)) {
+		snprintf(name, sizeof(name), "%s.%d", t.file, rotations++);
+		assert_int_equal(rename(t.file, name), 0);
 		assert_int_equal(log_reopen(err, sizeof(err)), 0);
 	}
-	for (int i = 0; i < WRITERS; i++)
+	pthread_join(joiner, NULL);
+	log_close();
+	lines = detection_lines(t.file);
+	assert_int_equal(unlink(t.file), 0);
+	for (int i = 0; i < rotations; i++) {
+		snprintf(name, sizeof(name), "%s.%d", t.file, i);
+		lines += detection_lines(name);
+		assert_int_equal(unlink(name), 0);
+	}
+	print_message("%d rotations\n", rotations);
+	assert_true(rotations > 1);
+	assert_int_equal(lines, WRITERS * LINES_EACH);
+	tmpdir_remove(&t);
+}
+
+#define PIPE_WRITERS 4
+#define PIPE_LINES 300
+
+static void *pipe_writer(void *arg)
+{
+	char path[4000];
+
+	/* a record longer than PIPE_BUF: the pipe may take it in pieces */
+	snprintf(path, sizeof(path), "/srv/%03990d", (int)(intptr_t)arg);
+	for (int i = 0; i < PIPE_LINES; i++)
+		log_detection(path, i, 0, "writer", "Sig", "denied", NULL);
+	return NULL;
+}
+
+static int saved_stderr;
+
+/* The writers done: stderr back, which closes the pipe's last write end. */
+static void *join_pipe_writers(void *arg)
+{
+	pthread_t *th = arg;
+
+	for (int i = 0; i < PIPE_WRITERS; i++)
 		pthread_join(th[i], NULL);
 	log_close();
-	for (int k = 0; k < 2; k++) {
-		f = fopen(k ? t.moved : t.file, "re");
-		if (!f)
-			continue;
-		while ((n = getline(&line, &cap, f)) > 0) {
-			json_object *o;
+	assert_true(dup2(saved_stderr, STDERR_FILENO) >= 0);
+	close(saved_stderr);
+	return NULL;
+}
 
-			assert_int_equal(line[n - 1], '\n');
-			o = parse_strict(line, (size_t)n - 1);
-			assert_string_equal(str_field(o, "event"), "detection");
-			json_object_put(o);
-			lines++;
-		}
-		fclose(f);
+/* stderr a pipe: lines longer than PIPE_BUF from several threads stay whole. */
+static void test_stderr_pipe(void **state)
+{
+	struct log_setup s = {
+		.level = LOG_LVL_INFO, .target = LOG_TARGET_STDERR, .format = LOG_FORMAT_JSON,
+	};
+	pthread_t th[PIPE_WRITERS], joiner;
+	int p[2];
+	char err[256], *buf, *line, *nl;
+	size_t cap = 1 << 24, len = 0, lines = 0;
+	ssize_t n;
+
+	(void)state;
+	saved_stderr = dup(STDERR_FILENO);
+	assert_true(saved_stderr >= 0);
+	assert_int_equal(pipe(p), 0);
+	assert_true(dup2(p[1], STDERR_FILENO) >= 0);
+	close(p[1]);
+	assert_int_equal(log_open(&s, err, sizeof(err)), 0);
+	for (intptr_t i = 0; i < PIPE_WRITERS; i++)
+		assert_int_equal(pthread_create(&th[i], NULL, pipe_writer, (void *)i), 0);
+	buf = malloc(cap);
+	assert_non_null(buf);
+	assert_int_equal(pthread_create(&joiner, NULL, join_pipe_writers, th), 0);
+	/* read while they write, in small pieces, so the pipe fills and empties */
+	while ((n = read(p[0], buf + len, 1000)) > 0) {
+		len += (size_t)n;
+		assert_true(len + 1000 < cap);
 	}
-	free(line);
-	/* the first rotations' files were replaced: at most all of them */
-	assert_true(lines > 0 && lines <= WRITERS * LINES_EACH);
-	tmpdir_remove(&t);
+	pthread_join(joiner, NULL);
+	close(p[0]);
+	buf[len] = 0;
+	for (line = buf; (nl = strchr(line, '\n')); line = nl + 1) {
+		json_object *o = parse_strict(line, (size_t)(nl - line));
+
+		assert_string_equal(str_field(o, "event"), "detection");
+		json_object_put(o);
+		lines++;
+	}
+	assert_int_equal(*line, 0);
+	assert_int_equal(lines, PIPE_WRITERS * PIPE_LINES);
+	free(buf);
 }
 
 /* The settings: each bad value a clear error naming the good ones. */
@@ -578,6 +847,8 @@ static void test_settings(void **state)
 	const char *json_journal[] = { "--log-format", "json", "--log-target", "journal", NULL };
 	const char *json_syslog[] = { "--log-format", "json", "--log-target", "syslog", NULL };
 	const char *file_no_path[] = { "--log-target", "file", NULL };
+	const char *file_ignored[] = { "--log-target", "syslog", "--log-file",
+				       "/var/log/dazukofs/clamscan.log", NULL };
 	const char *good[] = { "--log-target", "syslog", "--log-facility", "LOG_LOCAL6",
 			       "--log-clean", "yes", NULL };
 	const char *json_file[] = { "--log-file", "/var/log/dazukofs/clamscan.log",
@@ -603,6 +874,9 @@ static void test_settings(void **state)
 	config_free(&cfg);
 	assert_int_equal(from_args(file_no_path, err, sizeof(err), &cfg), -1);
 	assert_string_equal(err, "log_target file needs log_file PATH");
+	config_free(&cfg);
+	assert_int_equal(from_args(file_ignored, err, sizeof(err), &cfg), -1);
+	assert_string_equal(err, "log_file /var/log/dazukofs/clamscan.log is set but log_target is syslog: set log_target file (or auto), or remove log_file");
 	config_free(&cfg);
 
 	assert_int_equal(from_args(good, err, sizeof(err), &cfg), 0);
@@ -637,7 +911,11 @@ int main(void)
 		cmocka_unit_test(test_clean_and_levels),
 		cmocka_unit_test(test_file_reopen),
 		cmocka_unit_test(test_file_errors),
+		cmocka_unit_test(test_file_refused),
+		cmocka_unit_test(test_open_twice),
+		cmocka_unit_test(test_write_errors),
 		cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_stderr_pipe),
 		cmocka_unit_test(test_settings),
 	};
 
