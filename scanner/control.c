@@ -6,6 +6,7 @@
 #include <getopt.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -521,6 +522,12 @@ static json_object *client_read_answer(int fd, const char *path)
 		/* the scanner closed with our request unread: the answer came first */
 		if (n < 0 && errno == ECONNRESET && len)
 			break;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			fprintf(stderr, "dazuko-clamscan: %s: no answer within %d s (is the scanner still loading its signatures?)\n",
+				path, CONTROL_STATUS_TIMEOUT_S);
+			free(buf);
+			return NULL;
+		}
 		if (n < 0) {
 			fprintf(stderr, "dazuko-clamscan: %s: reading the answer: %s\n", path,
 				strerror(errno));
@@ -557,6 +564,34 @@ static const char *get_str(json_object *o, const char *key)
 
 	return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string) ?
 	       json_object_get_string(v) : NULL;
+}
+
+/*
+ * reload as systemd's ExecReload= without a socket to ask (control_socket
+ * off, another config, the socket gone): signal the main process as the
+ * unit did before there was a socket, rather than fail the reload.
+ * systemd gives its control processes MAINPID.  Return: 1 if signalled.
+ */
+static int reload_by_signal(const char *why)
+{
+	const char *env = getenv("MAINPID");
+	char *end;
+	long pid;
+
+	if (!env || !*env)
+		return 0;
+	errno = 0;
+	pid = strtol(env, &end, 10);
+	if (errno || *end || pid <= 1)
+		return 0;
+	if (kill((pid_t)pid, SIGHUP)) {
+		fprintf(stderr, "dazuko-clamscan reload: %s; SIGHUP to MAINPID %ld: %s\n", why,
+			pid, strerror(errno));
+		return 0;
+	}
+	fprintf(stderr, "dazuko-clamscan reload: %s; sent SIGHUP to MAINPID %ld instead (the reload is not waited for)\n",
+		why, pid);
+	return 1;
 }
 
 int control_client_main(int argc, char **argv)
@@ -606,15 +641,29 @@ int control_client_main(int argc, char **argv)
 		fprintf(stderr, "dazuko-clamscan %s: --json is for status\n", cmd);
 		return CONTROL_EXIT_USAGE;
 	}
-	if (client_socket(sock, conf, conf_given, addr.sun_path, sizeof(addr.sun_path)))
+	if (client_socket(sock, conf, conf_given, addr.sun_path, sizeof(addr.sun_path))) {
+		if (!strcmp(cmd, "reload") && reload_by_signal("no control socket to ask"))
+			return CONTROL_EXIT_OK;
 		return CONTROL_EXIT_USAGE;
+	}
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&addr, sizeof(addr))) {
+		int err = errno;
+
 		fprintf(stderr, "dazuko-clamscan %s: cannot connect to %s: %s (is the scanner running, with this control_socket?)\n",
-			cmd, addr.sun_path, strerror(errno));
+			cmd, addr.sun_path, strerror(err));
 		if (fd >= 0)
 			close(fd);
+		if (!strcmp(cmd, "reload") && (err == ENOENT || err == ECONNREFUSED) &&
+		    reload_by_signal("the control socket does not answer"))
+			return CONTROL_EXIT_OK;
 		return CONTROL_EXIT_CONNECT;
+	}
+	/* status answers at once once the scanner serves; a reload may take minutes */
+	if (!strcmp(cmd, "status")) {
+		struct timeval tv = { .tv_sec = CONTROL_STATUS_TIMEOUT_S };
+
+		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	}
 	snprintf(req, sizeof(req), "%s\n", cmd);
 	/* a refusal (not root) may come before the request is read: it says why */

@@ -20,6 +20,8 @@
 #define CONTROL_IO_TIMEOUT_MS 2000
 /* reload requests waiting at once (more are refused) */
 #define CONTROL_RELOAD_WAITERS 16
+/* How long status waits for its answer (the scanner serves the socket once its signatures are loaded). */
+#define CONTROL_STATUS_TIMEOUT_S 10
 /* the client's limit on an answer */
 #define CONTROL_ANSWER_MAX (16U << 20)
 

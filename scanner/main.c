@@ -286,10 +286,17 @@ static void reload_start(struct app *app)
 	atomic_store(&r->busy, 1);
 }
 
-/* A reload request from the control socket, on fd (answered when done). */
+static void reopen_log(void);
+
+/*
+ * A reload request from the control socket, on fd (answered when done):
+ * systemctl reload, so it does what SIGHUP does, the log file included.
+ */
 static void reload_request(struct app *app, int fd)
 {
 	struct reloader *r = &app->reload;
+
+	reopen_log();
 
 	if (r->nqueued == CONTROL_RELOAD_WAITERS) {
 		control_answer_error(fd, "too many reload requests waiting; try again", 1);
@@ -782,9 +789,15 @@ out_workers:
 	control_close(app.control);
 	app.control = NULL;
 	stop_workers(&app);
-	if (app.reload.running)
+	if (app.reload.running) {
+		/* it ended: its requests get its outcome */
 		pthread_join(app.reload.thread, NULL);
-	reload_answer(&app.reload, 1, "the scanner stopped before the reload ended");
+		app.reload.running = 0;
+		reload_answer(&app.reload, app.reload.failed, app.reload.msg);
+	}
+	/* requests the loop had not taken yet (the control thread has stopped) */
+	for (int fd; read(app.reload_pipe[0], &fd, sizeof(fd)) == sizeof(fd);)
+		control_answer_error(fd, "the scanner stopped before the reload began", 1);
 	app.reload.nwaiting = app.reload.nqueued;
 	memcpy(app.reload.waiting, app.reload.queued,
 	       app.reload.nqueued * sizeof(app.reload.queued[0]));
