@@ -459,18 +459,25 @@ static void write_line(const char *line, size_t len)
 		write_failed(errnum, done, len);
 }
 
-/* A string field, escaped (valid UTF-8 whatever the bytes); skipped if NULL. */
-static int json_add_escaped(json_object *o, const char *key, const char *raw)
+json_object *log_json_escaped(const char *raw)
 {
 	size_t size = strlen(raw) * LOG_ESCAPE_MAX_GROWTH + 1;
 	char *esc = malloc(size);
 	json_object *v;
 
 	if (!esc)
-		return -1;
+		return NULL;
 	log_escape(esc, size, raw);
 	v = json_object_new_string(esc);
 	free(esc);
+	return v;
+}
+
+/* A string field, escaped (valid UTF-8 whatever the bytes); skipped if NULL. */
+static int json_add_escaped(json_object *o, const char *key, const char *raw)
+{
+	json_object *v = log_json_escaped(raw);
+
 	return v ? json_object_object_add(o, key, v) : -1;
 }
 

@@ -117,6 +117,12 @@ int log_enabled(enum log_level level);
  * the bytes can be had back by undoing the escapes (JSON's fields).
  */
 size_t log_escape(char *dst, size_t size, const char *src);
+/*
+ * A JSON string of log_escape(raw): what the JSON log writes, valid UTF-8
+ * with no control character whatever the bytes; NULL without memory.
+ */
+struct json_object;
+struct json_object *log_json_escaped(const char *raw);
 /* The most log_escape() makes of one byte: \xNN. */
 #define LOG_ESCAPE_MAX_GROWTH 4
 

@@ -70,7 +70,7 @@ static json_object *signatures_json(const struct status_input *in)
 	add(o, "loaded", iso_time(atomic_load(&sc->live.loaded_at)));
 	if (sc->cfg->backend != BACKEND_LIBCLAMAV)
 		return o;
-	add(o, "database", json_object_new_string(sc->cfg->database));
+	add(o, "database", log_json_escaped(sc->cfg->database));
 	e = engine_holder_get(&sc->engines);
 	if (e) {
 		add(o, "count", json_object_new_uint64(e->signatures));
@@ -98,9 +98,9 @@ static json_object *workers_json(const struct status_input *in, struct slot_view
 		add(w, "state", json_object_new_string(v[i].busy ? "scanning" : "idle"));
 		if (v[i].busy) {
 			scanner_read_comm(v[i].pid, comm, sizeof(comm));
-			add(w, "path", v[i].path[0] ? json_object_new_string(v[i].path) : NULL);
+			add(w, "path", v[i].path[0] ? log_json_escaped(v[i].path) : NULL);
 			add(w, "pid", json_object_new_int((int)v[i].pid));
-			add(w, "comm", json_object_new_string(comm));
+			add(w, "comm", log_json_escaped(comm));
 			add(w, "for_ms", json_object_new_uint64(now_us > v[i].since_us ?
 						(now_us - v[i].since_us) / 1000 : 0));
 		}
@@ -128,10 +128,10 @@ static json_object *detections_json(struct live *l, uint64_t *total)
 		if (!o)
 			break;
 		add(o, "time", iso_time(d[i].time));
-		add(o, "path", json_object_new_string(d[i].path));
-		add(o, "signature", json_object_new_string(d[i].sig));
+		add(o, "path", log_json_escaped(d[i].path));
+		add(o, "signature", log_json_escaped(d[i].sig));
 		add(o, "pid", json_object_new_int((int)d[i].pid));
-		add(o, "comm", json_object_new_string(d[i].comm));
+		add(o, "comm", log_json_escaped(d[i].comm));
 		add(o, "action", json_object_new_string(d[i].action));
 		json_object_array_add(a, o);
 	}
@@ -156,7 +156,7 @@ static json_object *hot_json(const struct slot_view *v, unsigned int n)
 		/* now: a process that is gone shows "?" */
 		scanner_read_comm(hot[i].pid, comm, sizeof(comm));
 		add(o, "pid", json_object_new_int((int)hot[i].pid));
-		add(o, "comm", json_object_new_string(comm));
+		add(o, "comm", log_json_escaped(comm));
 		add(o, "events", json_object_new_uint64(hot[i].events));
 		json_object_array_add(a, o);
 	}
@@ -209,11 +209,21 @@ static json_object *get(json_object *o, const char *key)
 	return json_object_object_get_ex(o, key, &v) ? v : NULL;
 }
 
-/* A user's bytes (a path, a command name) on the terminal: escaped. */
+/*
+ * A user's bytes (a path, a command name) on the terminal.  The scanner
+ * sends them escaped as its log does (log_json_escaped): shown as sent,
+ * so that a backslash is not doubled again, unless a control byte says
+ * they were not.
+ */
 static const char *esc(const char *s, char *buf, size_t size)
 {
-	log_escape(buf, size, s);
-	return buf;
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p < 0x20 || *p == 0x7f) {
+			log_escape(buf, size, s);
+			return buf;
+		}
+	}
+	return s;
 }
 
 void status_print(FILE *out, json_object *o)

@@ -101,6 +101,22 @@ grep -q "counters: events=[0-9]* scanned=[0-9]* infected=1 denied=1" "$W/status.
 	{ cat "$W/status.txt"; fail "status: no counters"; }
 pass "status and status --json: counts, the detection (path, signature, comm, action)"
 
+# a name with an ESC and a byte that is not UTF-8: status --json carries it
+# escaped as the log does (valid UTF-8, no control), status prints that
+BAD="$M/bad$(printf '\033\233')name.com"
+make_eicar "$BAD"
+expect_denied "$BAD"
+ctl status --json > "$W/status.json" || fail "status --json exited $?"
+"$PY" - "$W/status.json" <<'PYEOF' || { cat -v "$W/status.json"; fail "status --json: the odd name not escaped"; }
+import json, sys
+d = json.loads(open(sys.argv[1], "rb").read().decode("utf-8"))
+sys.exit(0 if d["detections"][0]["path"].endswith(r"/bad\x1b\x9bname.com") else 1)
+PYEOF
+ctl status > "$W/status.txt"
+grep -qF 'bad\x1b\x9bname.com' "$W/status.txt" || { cat -v "$W/status.txt"; fail "status: the odd name"; }
+LC_ALL=C grep -q "$(printf '\033')" "$W/status.txt" && fail "status printed a raw ESC"
+pass "status: a name with control and non-UTF-8 bytes comes escaped, once"
+
 # the hot event source: one process opening 40 files, alive while asked
 mkfifo "$W/hold"
 sh -c 'for f in "$1"/*; do : < "$f"; done; read x < "$2"' sh "$M/many" "$W/hold" &
