@@ -9,6 +9,8 @@
 
 #include <linux/fs.h>
 #include <linux/fs_stack.h>
+#include <linux/fscrypt.h>
+#include <linux/fsverity.h>
 #include <linux/fadvise.h>
 #include <linux/file.h>
 #include <linux/mm.h>
@@ -317,24 +319,157 @@ static int dazukofs_fadvise(struct file *file, loff_t offset, loff_t len,
 }
 
 /*
- * Generic ioctls (FS_IOC_GETFLAGS, FIEMAP, ...) are answered by the VFS
- * through the inode operations; the rest are the lower filesystem's.
+ * splice(2), sendfile(2) and the splice fallback of copy_file_range(2)
+ * into a dazukofs file.  The lower filesystem's freeze protection must be
+ * taken before the pipe lock, the order of a direct splice into the lower
+ * (do_splice() takes it before ->splice_write locks the pipe).  The generic
+ * iter_file_splice_write() on the dazukofs file would take it under the
+ * pipe lock, in ->write_iter: an ABBA against a direct splice that a
+ * freeze of the lower turns into a deadlock.  fs/backing-file.c and
+ * overlayfs order it this way too.
  */
-static long dazukofs_unlocked_ioctl(struct file *file, unsigned int cmd,
-				    unsigned long arg)
+static ssize_t dazukofs_splice_write(struct pipe_inode_info *pipe,
+				     struct file *out, loff_t *ppos,
+				     size_t len, unsigned int flags)
+{
+	struct file *lower = dazukofs_lower_file(out);
+	ssize_t ret;
+
+	if (!lower->f_op->splice_write)
+		return -EINVAL;
+	ret = dazukofs_sync_flags(out, lower);
+	if (ret)
+		return ret;
+	file_start_write(lower);
+	ret = lower->f_op->splice_write(pipe, lower, ppos, len, flags);
+	file_end_write(lower);
+	dazukofs_copy_attr(file_inode(out));
+	return ret;
+}
+
+/*
+ * copy_file_range(2) between dazukofs files (the VFS calls this only when
+ * both are: the same ->copy_file_range): the lower files copy, so that a
+ * lower which shares extents or copies on its server (NFS, CIFS) still
+ * does, and a copy the lower cannot do falls back to its own splice.
+ */
+static ssize_t dazukofs_copy_file_range(struct file *in, loff_t pos_in,
+					struct file *out, loff_t pos_out,
+					size_t len, unsigned int flags)
+{
+	ssize_t ret;
+
+	ret = vfs_copy_file_range(dazukofs_lower_file(in), pos_in,
+				  dazukofs_lower_file(out), pos_out, len, flags);
+	dazukofs_copy_attr(file_inode(out));
+	return ret;
+}
+
+/*
+ * FICLONE, FICLONERANGE and FIDEDUPERANGE between dazukofs files of one
+ * mount (the VFS checks the superblock): the lower files share extents.
+ * The mask is overlayfs's: REMAP_FILE_CAN_SHORTEN, from the clone attempt
+ * of vfs_copy_file_range(), never reaches here because a dazukofs file has
+ * a ->copy_file_range, which the VFS prefers.
+ */
+static loff_t dazukofs_remap_file_range(struct file *in, loff_t pos_in,
+					struct file *out, loff_t pos_out,
+					loff_t len, unsigned int remap_flags)
+{
+	struct file *lower_in = dazukofs_lower_file(in);
+	struct file *lower_out = dazukofs_lower_file(out);
+	loff_t ret;
+
+	if (remap_flags & ~(REMAP_FILE_DEDUP | REMAP_FILE_ADVISORY))
+		return -EINVAL;
+	if (remap_flags & REMAP_FILE_DEDUP)
+		ret = vfs_dedupe_file_range_one(lower_in, pos_in, lower_out,
+						pos_out, len, remap_flags);
+	else
+		ret = vfs_clone_file_range(lower_in, pos_in, lower_out,
+					   pos_out, len, remap_flags);
+	dazukofs_copy_attr(file_inode(out));
+	return ret;
+}
+
+/**
+ * dazukofs_ioctl_forwarded() - may an ioctl pass to the lower file?
+ * @cmd: the command, as userspace passed it
+ * @compat: from a 32-bit task (->compat_ioctl)
+ *
+ * The generic ioctls (FS_IOC_GETFLAGS, FS_IOC_FSGETXATTR, FIEMAP, FICLONE,
+ * FIFREEZE, ...) never get here: the VFS answers them through the dazukofs
+ * inode and file operations.  Of the lower filesystem's own, only those
+ * that read or change the file itself pass.  The rest could act on the
+ * lower superblock beyond what a mount of it was meant to allow, or take
+ * the file descriptor of another dazukofs file as one of the lower
+ * filesystem's own (btrfs's snapshot and send ioctls, ext4's
+ * EXT4_IOC_MOVE_EXT); they get ENOTTY, as from a filesystem that does not
+ * know them.
+ *
+ * Return: true if @cmd is forwarded.
+ */
+static bool dazukofs_ioctl_forwarded(unsigned int cmd, bool compat)
+{
+	switch (cmd) {
+	case FS_IOC_GETFSLABEL:
+	case FS_IOC_GET_ENCRYPTION_POLICY:
+	case FS_IOC_GET_ENCRYPTION_POLICY_EX:
+	case FS_IOC_GET_ENCRYPTION_PWSALT:
+	case FS_IOC_GET_ENCRYPTION_KEY_STATUS:
+	case FS_IOC_GET_ENCRYPTION_NONCE:
+	case FS_IOC_ENABLE_VERITY:
+	case FS_IOC_MEASURE_VERITY:
+	case FS_IOC_READ_VERITY_METADATA:
+		return true;
+	/* The 32-bit numbers differ: the argument is an int, not a long. */
+	case FS_IOC_GETVERSION:
+	case FS_IOC_SETVERSION:
+		return !compat;
+	case FS_IOC32_GETVERSION:
+	case FS_IOC32_SETVERSION:
+		return compat;
+	}
+	return false;
+}
+
+static long dazukofs_ioctl(struct file *file, unsigned int cmd,
+			   unsigned long arg, bool compat)
 {
 	struct file *lower = dazukofs_lower_file(file);
 	long ret;
 
-	if (!lower->f_op->unlocked_ioctl)
+	if (!dazukofs_ioctl_forwarded(cmd, compat))
+		return -ENOTTY;
+	if (compat ? !lower->f_op->compat_ioctl : !lower->f_op->unlocked_ioctl)
 		return -ENOTTY;
 	ret = security_file_ioctl(lower, cmd, arg);
 	if (ret)
 		return ret;
-	ret = lower->f_op->unlocked_ioctl(lower, cmd, arg);
+	if (compat)
+		ret = lower->f_op->compat_ioctl(lower, cmd, arg);
+	else
+		ret = lower->f_op->unlocked_ioctl(lower, cmd, arg);
 	dazukofs_copy_attr(file_inode(file));
 	return ret;
 }
+
+static long dazukofs_unlocked_ioctl(struct file *file, unsigned int cmd,
+				    unsigned long arg)
+{
+	return dazukofs_ioctl(file, cmd, arg, false);
+}
+
+#ifdef CONFIG_COMPAT
+/* The lower's ->compat_ioctl converts the pointer in @arg itself. */
+static long dazukofs_compat_ioctl(struct file *file, unsigned int cmd,
+				  unsigned long arg)
+{
+	return dazukofs_ioctl(file, cmd, arg, true);
+}
+#else
+#define dazukofs_compat_ioctl NULL
+#endif
 
 const struct file_operations dazukofs_file_fops = {
 	.open		= dazukofs_file_open,
@@ -348,8 +483,11 @@ const struct file_operations dazukofs_file_fops = {
 	.fallocate	= dazukofs_fallocate,
 	.fadvise	= dazukofs_fadvise,
 	.unlocked_ioctl	= dazukofs_unlocked_ioctl,
+	.compat_ioctl	= dazukofs_compat_ioctl,
 	.splice_read	= dazukofs_splice_read,
-	.splice_write	= iter_file_splice_write,
+	.splice_write	= dazukofs_splice_write,
+	.copy_file_range = dazukofs_copy_file_range,
+	.remap_file_range = dazukofs_remap_file_range,
 };
 
 /*
@@ -372,4 +510,5 @@ const struct file_operations dazukofs_dir_fops = {
 	.iterate_shared	= dazukofs_iterate_shared,
 	.fsync		= dazukofs_fsync,
 	.unlocked_ioctl	= dazukofs_unlocked_ioctl,
+	.compat_ioctl	= dazukofs_compat_ioctl,
 };

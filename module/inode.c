@@ -551,8 +551,16 @@ static int dazukofs_getattr(dazukofs_idmap_t *idmap, const struct path *path,
 	err = dazukofs_vfs_getattr(&lower, stat, request_mask, flags);
 	if (err)
 		return err;
-	/* The lower's inode numbers are unique within this mount's device. */
-	stat->dev = path->dentry->d_sb->s_dev;
+	/*
+	 * One lower superblock's inode numbers are unique within it, so the
+	 * files it reports under its own device get this mount's.  A lower
+	 * that reports other devices keeps them: btrfs repeats inode numbers
+	 * across subvolumes and snapshots, each under its own anonymous
+	 * device, and one device for all would merge different files into
+	 * one (dev, ino) pair (find sees loops, tar and du hard links).
+	 */
+	if (stat->dev == lower.dentry->d_sb->s_dev)
+		stat->dev = path->dentry->d_sb->s_dev;
 	dazukofs_copy_attr(d_inode(path->dentry));
 	return 0;
 }

@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fs-ioctl UPPER_FILE LOWER_FILE: the ioctls a dazukofs file passes to its
+ * lower file on ext4, and those it must not.  FS_IOC_GETVERSION is on the
+ * known list and answers as on the lower; FS_IOC_GETFLAGS is the VFS's own
+ * and answers as on the lower; EXT4_IOC_GETSTATE, an ext4 ioctl that is not
+ * on the list, succeeds on the lower but gets ENOTTY through the mount.
+ * Prints one PASS/FAIL line per check; exits 1 on any FAIL.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+/* fs/ext4/ext4.h; not in any UAPI header */
+#define EXT4_IOC_GETSTATE _IOW('f', 41, unsigned int)
+
+static int failures;
+
+static void check(int ok, const char *what)
+{
+	printf("fs-ioctl: %s: %s\n", ok ? "PASS" : "FAIL", what);
+	if (!ok)
+		failures++;
+}
+
+int main(int argc, char **argv)
+{
+	long up_version = -1, low_version = -2;
+	int up_flags = -1, low_flags = -2;
+	unsigned int state = 0;
+	int up, low, ret;
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: %s UPPER_FILE LOWER_FILE\n", argv[0]);
+		return 2;
+	}
+	up = open(argv[1], O_RDONLY | O_CLOEXEC);
+	low = open(argv[2], O_RDONLY | O_CLOEXEC);
+	if (up < 0 || low < 0) {
+		perror("fs-ioctl: open");
+		return 1;
+	}
+
+	check(ioctl(low, FS_IOC_GETVERSION, &low_version) == 0 &&
+	      ioctl(up, FS_IOC_GETVERSION, &up_version) == 0 &&
+	      up_version == low_version,
+	      "FS_IOC_GETVERSION passes through and answers as on the lower");
+	check(ioctl(low, FS_IOC_GETFLAGS, &low_flags) == 0 &&
+	      ioctl(up, FS_IOC_GETFLAGS, &up_flags) == 0 && up_flags == low_flags,
+	      "FS_IOC_GETFLAGS answers as on the lower");
+	check(ioctl(low, EXT4_IOC_GETSTATE, &state) == 0,
+	      "the control: EXT4_IOC_GETSTATE works on the lower");
+	ret = ioctl(up, EXT4_IOC_GETSTATE, &state);
+	check(ret == -1 && errno == ENOTTY,
+	      "EXT4_IOC_GETSTATE, not on the list, gets ENOTTY through the mount");
+	close(up);
+	close(low);
+	printf("fs-ioctl: %s\n", failures ? "FAIL" : "PASS");
+	return failures ? 1 : 0;
+}
