@@ -79,7 +79,8 @@ foreach(rel IN LISTS _kmod_rels)
   dazukofs_kernel_series(${rel} _series)
   if(_series STREQUAL "6.12")
     set(_expect MNT_IDMAP ITER_WRITE_FREEZE COPY_SPLICE_READ KERNEL_TMPFILE_OPEN
-        GET_INODE_ACL INODE_GET_CTIME INODE_GET_MTIME FIND_INODE_MARK)
+        GET_INODE_ACL INODE_GET_CTIME INODE_GET_MTIME FIND_INODE_MARK
+        BACKING_FILE_USER_FILE)
   elseif(_series STREQUAL "6.1")
     set(_expect INODE_GET_CTIME)
   else()

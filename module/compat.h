@@ -20,6 +20,10 @@
 #include <linux/mount.h>
 #include <linux/splice.h>
 
+#ifdef DAZUKOFS_HAVE_BACKING_FILE_USER_FILE
+#include <linux/backing-file.h>
+#endif
+
 /*
  * v6.3 "fs: port to struct mnt_idmap": inode operations and the vfs_*()
  * helpers take a struct mnt_idmap instead of a struct user_namespace.
@@ -195,5 +199,25 @@ dazukofs_find_inode_mark(struct inode *inode, struct fsnotify_group *group)
 #else
 #define DAZUKOFS_FSNOTIFY_GROUP_FLAGS 0
 #endif
+
+/*
+ * The lower file a dazukofs file does its I/O through.  Where the kernel
+ * has backing files (v6.6 "fs: use backing_file container for internal
+ * files with a user path"; Debian's 6.12 has the later form that takes the
+ * user file), it is one: /proc/PID/maps shows the dazukofs path of a
+ * mapping, and it does not count against file-max (FMODE_NOACCOUNT).
+ * Elsewhere, as on 6.1, a plain open of the lower path.
+ */
+static inline struct file *dazukofs_open_backing(const struct file *user_file,
+						 int flags,
+						 const struct path *real_path,
+						 const struct cred *cred)
+{
+#ifdef DAZUKOFS_HAVE_BACKING_FILE_USER_FILE
+	return backing_file_open(user_file, flags, real_path, cred);
+#else
+	return dentry_open(real_path, flags, cred);
+#endif
+}
 
 #endif /* _DAZUKOFS_COMPAT_H */

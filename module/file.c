@@ -107,9 +107,9 @@ static int dazukofs_open_lower(struct file *file, const struct path *lower_path)
 	struct file *lower;
 
 	/* Creation and truncation were done through the inode operations. */
-	lower = dentry_open(lower_path,
-			    file->f_flags & ~(O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC),
-			    current_cred());
+	lower = dazukofs_open_backing(file, file->f_flags &
+				      ~(O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC),
+				      lower_path, current_cred());
 	if (IS_ERR(lower))
 		return PTR_ERR(lower);
 

@@ -13,6 +13,10 @@
 #include <linux/mount.h>
 #include <linux/splice.h>
 
+#if defined(PROBE_BACKING_FILE_USER_FILE)
+#include <linux/backing-file.h>
+#endif
+
 #ifdef PROBE_SANITY
 /* Compiles everywhere: if it does not, the probes themselves are broken. */
 int dazukofs_probe(struct file *file);
@@ -89,5 +93,21 @@ struct fsnotify_mark *dazukofs_probe(struct inode *inode,
 				     struct fsnotify_group *group)
 {
 	return fsnotify_find_inode_mark(inode, group);
+}
+#endif
+
+#ifdef PROBE_BACKING_FILE_USER_FILE
+/*
+ * v6.8 "fs: factor out backing_file_{read,write}_iter() helpers" moved
+ * backing_file_open() (v6.6) to <linux/backing-file.h>; Debian's 6.12.117
+ * carries a later change that passes it the user file, not its path.
+ */
+struct file *dazukofs_probe(const struct file *user_file,
+			    const struct path *real_path);
+struct file *dazukofs_probe(const struct file *user_file,
+			    const struct path *real_path)
+{
+	return backing_file_open(user_file, O_RDONLY, real_path,
+				 current_cred());
 }
 #endif

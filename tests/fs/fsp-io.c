@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* fs-passthrough: open flags, data I/O, mmap, page cache. */
+#include <limits.h>
+#include <sys/utsname.h>
+
 #include "fsp.h"
 
 #include <sys/mman.h>
@@ -656,6 +659,101 @@ void test_mmap_private_read(void **state)
 	munmap(m, sz);
 	close(fd);
 	free(data);
+}
+
+/*
+ * Kernels with backing files (6.6 on; Debian's 6.12) give the lower file a
+ * user path; 6.1 has none, and there /proc/PID/maps shows the lower path.
+ */
+static bool kernel_has_backing_files(void)
+{
+	struct utsname u;
+	int major = 0, minor = 0;
+
+	assert_int_equal(uname(&u), 0);
+	assert_int_equal(sscanf(u.release, "%d.%d", &major, &minor), 2);
+	return major > 6 || (major == 6 && minor >= 6);
+}
+
+/* The pathname field of the /proc/self/maps line of the mapping at @addr. */
+static void maps_path(const void *addr, char *path, size_t cap)
+{
+	char line[4096];
+	FILE *maps = fopen("/proc/self/maps", "re");
+	unsigned long start;
+	bool found = false;
+
+	assert_non_null(maps);
+	while (!found && fgets(line, sizeof(line), maps)) {
+		int pos = -1;
+
+		if (sscanf(line, "%lx-%*x %*s %*s %*s %*s %n", &start, &pos) < 1 ||
+		    pos < 0 || start != (unsigned long)addr)
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		snprintf(path, cap, "%s", line + pos);
+		found = true;
+	}
+	fclose(maps);
+	assert_true(found);
+}
+
+/* /proc/PID/maps names a mapping by the path it was mapped through. */
+void test_mmap_maps_user_path(void **state)
+{
+	char path[PATH_MAX], want[PATH_MAX];
+	void *m;
+	int fd;
+
+	(void)state;
+	if (!kernel_has_backing_files()) {
+		print_message("no backing files in this kernel: skipping\n");
+		skip();
+	}
+	put_str(L("mapped"), "mapped through the mount\n");
+	assert_non_null(realpath(U("mapped"), want));
+	fd = OK(open(U("mapped"), O_RDONLY));
+	m = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+	assert_true(m != MAP_FAILED);
+	close(fd);
+	maps_path(m, path, sizeof(path));
+	munmap(m, 4096);
+	assert_string_equal(path, want);
+}
+
+/*
+ * The lower file of an open dazukofs file is a backing file, not counted
+ * in /proc/sys/fs/file-nr (nor against file-max): opening N files through
+ * the mount adds about N, not 2N.  The count is per-CPU and approximate,
+ * hence the margin.
+ */
+void test_lower_file_not_counted(void **state)
+{
+	enum { N = 400 };
+	static int fds[N];
+	long before, after;
+	FILE *nr;
+
+	(void)state;
+	if (!kernel_has_backing_files()) {
+		print_message("no backing files in this kernel: skipping\n");
+		skip();
+	}
+	put_str(L("counted"), "x");
+	nr = fopen("/proc/sys/fs/file-nr", "re");
+	assert_non_null(nr);
+	assert_int_equal(fscanf(nr, "%ld", &before), 1);
+	for (int i = 0; i < N; i++)
+		fds[i] = OK(open(U("counted"), O_RDONLY));
+	fclose(nr);
+	nr = fopen("/proc/sys/fs/file-nr", "re");
+	assert_non_null(nr);
+	assert_int_equal(fscanf(nr, "%ld", &after), 1);
+	fclose(nr);
+	for (int i = 0; i < N; i++)
+		close(fds[i]);
+	print_message("file-nr grew by %ld for %d opens\n", after - before, N);
+	assert_true(after - before < N + N / 2);
 }
 
 void test_mmap_shared_write(void **state)
