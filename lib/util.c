@@ -10,6 +10,11 @@
 
 #include "internal.h"
 
+const char *dz_action_name(int action)
+{
+	return action == DAZUKOFS_DENY ? DAZUKOFS_ACTION_NAME_DENY : DAZUKOFS_ACTION_NAME_ALLOW;
+}
+
 int dz_read_attr(const char *path, char *buf, size_t size)
 {
 	ssize_t n;

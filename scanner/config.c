@@ -628,6 +628,12 @@ static const char *const verdict_names[] = {
 	[VERDICT_ALLOW] = DAZUKOFS_ACTION_NAME_ALLOW, [VERDICT_DENY] = DAZUKOFS_ACTION_NAME_DENY,
 	NULL
 };
+
+const char *verdict_name(enum verdict v)
+{
+	return verdict_names[v == VERDICT_DENY ? VERDICT_DENY : VERDICT_ALLOW];
+}
+
 static const char *const source_names[] = {
 	[SOURCE_DAZUKOFS] = "dazukofs", [SOURCE_FANOTIFY] = "fanotify", NULL
 };
@@ -1224,9 +1230,9 @@ static int check_scan_time(struct config *cfg, char *err, size_t errlen)
 	}
 	if (t)
 		FAIL("max_scan_time %u ms is longer than timeout_ms %u: the kernel would apply timeout_action=%s before a scan stopped at the limit answers; lower max_scan_time or raise timeout_ms",
-		     t, cfg->timeout_ms, cfg->timeout_action == VERDICT_DENY ? "deny" : "allow");
+		     t, cfg->timeout_ms, verdict_name(cfg->timeout_action));
 	FAIL("max_scan_time 0 (unlimited) with timeout_ms %u: the kernel would apply timeout_action=%s before a long scan answers; set max_scan_time to at most timeout_ms, or timeout_ms to 0",
-	     cfg->timeout_ms, cfg->timeout_action == VERDICT_DENY ? "deny" : "allow");
+	     cfg->timeout_ms, verdict_name(cfg->timeout_action));
 }
 
 /*
@@ -1254,7 +1260,7 @@ static int check_backend(struct config *cfg, char *err, size_t errlen)
 		return 0;
 	FAIL("clamd_timeout_ms %u is not below timeout_ms %u: the kernel would apply timeout_action=%s before a slow clamd's request times out; lower clamd_timeout_ms",
 	     cfg->clamd_timeout_ms, cfg->timeout_ms,
-	     cfg->timeout_action == VERDICT_DENY ? "deny" : "allow");
+	     verdict_name(cfg->timeout_action));
 }
 
 /*
