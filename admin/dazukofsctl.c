@@ -91,18 +91,22 @@ int ctl_module_loaded(const struct ctl *ctl)
 	return exists(ctl->module_dir) || exists(ctl->sysfs);
 }
 
+void ctl_err_not_loaded(const struct ctl *ctl)
+{
+	ctl_err("the " CTL_MODULE_NAME " module is not loaded (no %s): modprobe " CTL_MODULE_NAME,
+		ctl->module_dir);
+}
+
 int ctl_lib_fail(const struct ctl *ctl, const char *group)
 {
 	int err = errno;
 
 	if (err == ENOENT && !exists(ctl->configfs)) {
-		if (!ctl_module_loaded(ctl)) {
-			ctl_err("the dazukofs module is not loaded (no %s): modprobe dazukofs",
-				ctl->module_dir);
-		} else {
-			ctl_err("configfs is not mounted (no %s): mount -t configfs none /sys/kernel/config",
-				ctl->configfs);
-		}
+		if (!ctl_module_loaded(ctl))
+			ctl_err_not_loaded(ctl);
+		else
+			ctl_err("configfs is not mounted (no %s): mount -t configfs none "
+				DAZUKOFS_CONFIGFS_MOUNT, ctl->configfs);
 		return EXIT_ENV;
 	}
 	if (err == EACCES || err == EPERM) {
@@ -368,8 +372,8 @@ int main(int argc, char **argv)
 	ctl.configfs = env_or("DAZUKOFS_CONFIGFS", DAZUKOFS_CONFIGFS_ROOT);
 	ctl.sysfs = env_or("DAZUKOFS_SYSFS", DAZUKOFS_SYSFS_ROOT);
 	ctl.dev_prefix = env_or("DAZUKOFS_DEV", DAZUKOFS_DEV_PREFIX);
-	ctl.mountinfo = env_or("DAZUKOFS_MOUNTINFO", "/proc/self/mountinfo");
-	ctl.module_dir = env_or("DAZUKOFS_MODULE", "/sys/module/dazukofs");
+	ctl.mountinfo = env_or("DAZUKOFS_MOUNTINFO", CTL_MOUNTINFO);
+	ctl.module_dir = env_or("DAZUKOFS_MODULE", CTL_MODULE_DIR);
 	paths.configfs = ctl.configfs;
 	paths.sysfs = ctl.sysfs;
 	paths.dev_prefix = ctl.dev_prefix;

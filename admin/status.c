@@ -106,8 +106,7 @@ int ctl_cmd_status(const struct ctl *ctl, int argc, char **argv)
 	}
 	if (!ctl_module_loaded(ctl)) {
 		printf("module: not loaded\n");
-		ctl_err("the dazukofs module is not loaded (no %s): modprobe dazukofs",
-			ctl->module_dir);
+		ctl_err_not_loaded(ctl);
 		return EXIT_ENV;
 	}
 	printf("module: loaded\n");
