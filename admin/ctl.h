@@ -9,6 +9,11 @@
 
 #include "dazukofs.h"
 
+/* The project's VERSION file (CMake) */
+#ifndef DAZUKOFS_VERSION
+#define DAZUKOFS_VERSION "unknown"
+#endif
+
 /* Exit statuses (dazukofsctl(8)). */
 #define EXIT_OK		0	/* done; status: nothing wrong */
 #define EXIT_PROBLEM	1	/* the operation failed, or status found a problem */

@@ -388,7 +388,7 @@ int main(int argc, char **argv)
 		return EXIT_OK;
 	}
 	if (!strcmp(argv[1], "--version")) {
-		puts("dazukofsctl 1.0.0");
+		puts("dazukofsctl " DAZUKOFS_VERSION);
 		return EXIT_OK;
 	}
 	if (!strcmp(argv[1], "group"))
