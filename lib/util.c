@@ -61,6 +61,13 @@ bad:
 	return -1;
 }
 
+/*
+ * dazukofs.h spells the name's size as a number, as it cannot include the
+ * kernel's header: a limit that changes there fails the build here.
+ */
+_Static_assert(sizeof(((struct dazukofs_group_info *)0)->name) ==
+	       DAZUKOFS_GROUP_NAME_MAX + 1, "dazukofs_group_info.name's size");
+
 int dz_check_name(const char *what, const char *name)
 {
 	size_t len, i;
