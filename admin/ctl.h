@@ -9,11 +9,22 @@
 
 #include "dazukofs.h"
 
+/* The project's VERSION file (CMake) */
+#ifndef DAZUKOFS_VERSION
+#define DAZUKOFS_VERSION "unknown"
+#endif
+
 /* Exit statuses (dazukofsctl(8)). */
 #define EXIT_OK		0	/* done; status: nothing wrong */
 #define EXIT_PROBLEM	1	/* the operation failed, or status found a problem */
 #define EXIT_USAGE	2	/* bad command line, bad group name or value */
 #define EXIT_ENV	3	/* module not loaded, configfs not mounted, no permission */
+
+/* The module's name for modprobe; sysfs has its directory while it is loaded. */
+#define CTL_MODULE_NAME		"dazukofs"
+#define CTL_MODULE_DIR		"/sys/module/" CTL_MODULE_NAME
+/* The mount table that status reads for the dazukofs mounts. */
+#define CTL_MOUNTINFO		"/proc/self/mountinfo"
 
 /* Where to look: the defaults or DAZUKOFS_* from the environment. */
 struct ctl {
@@ -28,6 +39,8 @@ struct ctl {
 void ctl_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* After a library failure: one clear line on stderr; returns the exit status. */
 int ctl_lib_fail(const struct ctl *ctl, const char *group);
+/* "the dazukofs module is not loaded" on stderr, with the fix. */
+void ctl_err_not_loaded(const struct ctl *ctl);
 /* 1 if the module is loaded. */
 int ctl_module_loaded(const struct ctl *ctl);
 

@@ -35,19 +35,38 @@ static const char usage_main[] =
 	"DAZUKOFS_DEV, DAZUKOFS_MOUNTINFO, DAZUKOFS_MODULE override the paths.\n"
 	"See dazukofsctl(8).\n";
 
-static const char usage_group[] =
-	"Usage: dazukofsctl group add NAME [--track] [--timeout MS] [--on-timeout allow|deny]\n"
-	"       dazukofsctl group del NAME\n"
-	"       dazukofsctl group list\n"
-	"       dazukofsctl group show NAME\n"
-	"\n"
-	"Group names have 1 to 64 characters of A-Z a-z 0-9 _ -.\n"
-	"  --track             crash-tracked: events skip the group while it has\n"
-	"                      no reader (default: events wait for a reader)\n"
-	"  --timeout MS        how long an event may wait for the group's answer,\n"
-	"                      0 to 86400000 ms; 0 (the default) waits for ever\n"
-	"  --on-timeout allow|deny\n"
-	"                      the verdict when the timeout passes (default allow)\n";
+/* A new group's settings unless the options say otherwise. */
+static const struct dazukofs_group_config group_defaults = { 0, 0, DAZUKOFS_ALLOW };
+
+static const char *action_name(int action)
+{
+	return action == DAZUKOFS_DENY ? DAZUKOFS_ACTION_NAME_DENY : DAZUKOFS_ACTION_NAME_ALLOW;
+}
+
+/*
+ * The limits come from <linux/dazukofs.h>, formatted in at run time, so
+ * that the text cannot drift from what the kernel accepts.
+ */
+static void usage_group(FILE *out)
+{
+	fprintf(out,
+		"Usage: dazukofsctl group add NAME [--track] [--timeout MS] [--on-timeout %s|%s]\n"
+		"       dazukofsctl group del NAME\n"
+		"       dazukofsctl group list\n"
+		"       dazukofsctl group show NAME\n"
+		"\n"
+		"Group names have 1 to %d characters of A-Z a-z 0-9 _ -.\n"
+		"  --track             crash-tracked: events skip the group while it has\n"
+		"                      no reader (default: events wait for a reader)\n"
+		"  --timeout MS        how long an event may wait for the group's answer,\n"
+		"                      0 to %u ms; 0 (the default) waits for ever\n"
+		"  --on-timeout %s|%s\n"
+		"                      the verdict when the timeout passes (default %s)\n",
+		DAZUKOFS_ACTION_NAME_ALLOW, DAZUKOFS_ACTION_NAME_DENY,
+		DAZUKOFS_GROUP_NAME_MAX, DAZUKOFS_TIMEOUT_MS_MAX,
+		DAZUKOFS_ACTION_NAME_ALLOW, DAZUKOFS_ACTION_NAME_DENY,
+		action_name(group_defaults.timeout_action));
+}
 
 void ctl_err(const char *fmt, ...)
 {
@@ -72,18 +91,22 @@ int ctl_module_loaded(const struct ctl *ctl)
 	return exists(ctl->module_dir) || exists(ctl->sysfs);
 }
 
+void ctl_err_not_loaded(const struct ctl *ctl)
+{
+	ctl_err("the " CTL_MODULE_NAME " module is not loaded (no %s): modprobe " CTL_MODULE_NAME,
+		ctl->module_dir);
+}
+
 int ctl_lib_fail(const struct ctl *ctl, const char *group)
 {
 	int err = errno;
 
 	if (err == ENOENT && !exists(ctl->configfs)) {
-		if (!ctl_module_loaded(ctl)) {
-			ctl_err("the dazukofs module is not loaded (no %s): modprobe dazukofs",
-				ctl->module_dir);
-		} else {
-			ctl_err("configfs is not mounted (no %s): mount -t configfs none /sys/kernel/config",
-				ctl->configfs);
-		}
+		if (!ctl_module_loaded(ctl))
+			ctl_err_not_loaded(ctl);
+		else
+			ctl_err("configfs is not mounted (no %s): mount -t configfs none "
+				DAZUKOFS_CONFIGFS_MOUNT, ctl->configfs);
 		return EXIT_ENV;
 	}
 	if (err == EACCES || err == EPERM) {
@@ -132,7 +155,7 @@ static int check_name(const char *name)
 {
 	size_t i, len = strlen(name);
 
-	if (len == 0 || len > 64)
+	if (len == 0 || len > DAZUKOFS_GROUP_NAME_MAX)
 		goto bad;
 	for (i = 0; i < len; i++) {
 		char c = name[i];
@@ -143,13 +166,14 @@ static int check_name(const char *name)
 	}
 	return 0;
 bad:
-	ctl_err("invalid group name '%s': use 1 to 64 of A-Z a-z 0-9 _ -", name);
+	ctl_err("invalid group name '%s': use 1 to %d of A-Z a-z 0-9 _ -", name,
+		DAZUKOFS_GROUP_NAME_MAX);
 	return -1;
 }
 
 static int group_add(const struct ctl *ctl, int argc, char **argv)
 {
-	struct dazukofs_group_config cfg = { 0, 0, DAZUKOFS_ALLOW };
+	struct dazukofs_group_config cfg = group_defaults;
 	const char *name = NULL;
 	unsigned long ms;
 	int i;
@@ -158,7 +182,7 @@ static int group_add(const struct ctl *ctl, int argc, char **argv)
 		const char *a = argv[i];
 
 		if (is_help(a)) {
-			fputs(usage_group, stdout);
+			usage_group(stdout);
 			return EXIT_OK;
 		} else if (!strcmp(a, "--track")) {
 			cfg.track = 1;
@@ -179,7 +203,8 @@ static int group_add(const struct ctl *ctl, int argc, char **argv)
 			} else if (v && !strcmp(v, DAZUKOFS_ACTION_NAME_DENY)) {
 				cfg.timeout_action = DAZUKOFS_DENY;
 			} else {
-				ctl_err("--on-timeout takes allow or deny%s%s%s",
+				ctl_err("--on-timeout takes " DAZUKOFS_ACTION_NAME_ALLOW " or "
+					DAZUKOFS_ACTION_NAME_DENY "%s%s%s",
 					v ? ", not '" : "", v ? v : "", v ? "'" : "");
 				return EXIT_USAGE;
 			}
@@ -212,7 +237,7 @@ static int one_name(const char *cmd, int argc, char **argv, const char **name)
 	*name = NULL;
 	for (i = 0; i < argc; i++) {
 		if (is_help(argv[i])) {
-			fputs(usage_group, stdout);
+			usage_group(stdout);
 			return -2;
 		}
 		if (argv[i][0] == '-' && argv[i][1]) {
@@ -249,11 +274,6 @@ static int group_del(const struct ctl *ctl, int argc, char **argv)
 	return EXIT_OK;
 }
 
-static const char *action_name(int action)
-{
-	return action == DAZUKOFS_DENY ? DAZUKOFS_ACTION_NAME_DENY : DAZUKOFS_ACTION_NAME_ALLOW;
-}
-
 static int group_list(const struct ctl *ctl, int argc, char **argv)
 {
 	static struct dazukofs_group_info infos[DAZUKOFS_MAX_GROUPS];
@@ -261,7 +281,7 @@ static int group_list(const struct ctl *ctl, int argc, char **argv)
 
 	for (i = 0; i < argc; i++) {
 		if (is_help(argv[i])) {
-			fputs(usage_group, stdout);
+			usage_group(stdout);
 			return EXIT_OK;
 		}
 		ctl_err("group list: unexpected argument '%s' (see --help)", argv[i]);
@@ -322,7 +342,7 @@ static int cmd_group(const struct ctl *ctl, int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (is_help(argv[0])) {
-		fputs(usage_group, stdout);
+		usage_group(stdout);
 		return EXIT_OK;
 	}
 	if (!strcmp(argv[0], "add"))
@@ -352,8 +372,8 @@ int main(int argc, char **argv)
 	ctl.configfs = env_or("DAZUKOFS_CONFIGFS", DAZUKOFS_CONFIGFS_ROOT);
 	ctl.sysfs = env_or("DAZUKOFS_SYSFS", DAZUKOFS_SYSFS_ROOT);
 	ctl.dev_prefix = env_or("DAZUKOFS_DEV", DAZUKOFS_DEV_PREFIX);
-	ctl.mountinfo = env_or("DAZUKOFS_MOUNTINFO", "/proc/self/mountinfo");
-	ctl.module_dir = env_or("DAZUKOFS_MODULE", "/sys/module/dazukofs");
+	ctl.mountinfo = env_or("DAZUKOFS_MOUNTINFO", CTL_MOUNTINFO);
+	ctl.module_dir = env_or("DAZUKOFS_MODULE", CTL_MODULE_DIR);
 	paths.configfs = ctl.configfs;
 	paths.sysfs = ctl.sysfs;
 	paths.dev_prefix = ctl.dev_prefix;
@@ -368,7 +388,7 @@ int main(int argc, char **argv)
 		return EXIT_OK;
 	}
 	if (!strcmp(argv[1], "--version")) {
-		puts("dazukofsctl 1.0.0");
+		puts("dazukofsctl " DAZUKOFS_VERSION);
 		return EXIT_OK;
 	}
 	if (!strcmp(argv[1], "group"))

@@ -13,18 +13,26 @@
 #include "ctl.h"
 
 
-static const char usage_stats[] =
-	"Usage: dazukofsctl stats [GROUP] [--format table|json|prometheus] [--json]\n"
-	"                         [--watch SECONDS [--count N]]\n"
-	"\n"
-	"Print the DazukoFS counters: the totals and every group, or only GROUP.\n"
-	"  --format FORMAT    table (default), json, or prometheus: the text\n"
-	"                     exposition format, for a textfile collector\n"
-	"  --json             --format json: one JSON object (with --watch: one\n"
-	"                     per line)\n"
-	"  --watch SECONDS    print again every SECONDS (1 to 3600) until\n"
-	"                     interrupted, or --count times\n"
-	"  --count N          with --watch: stop after N samples\n";
+/* --watch's and --count's limits, in --help from here */
+#define WATCH_MAX_S	3600
+#define COUNT_MAX	1000000
+
+static void usage_stats(FILE *out)
+{
+	fprintf(out,
+		"Usage: dazukofsctl stats [GROUP] [--format table|json|prometheus] [--json]\n"
+		"                         [--watch SECONDS [--count N]]\n"
+		"\n"
+		"Print the DazukoFS counters: the totals and every group, or only GROUP.\n"
+		"  --format FORMAT    table (default), json, or prometheus: the text\n"
+		"                     exposition format, for a textfile collector\n"
+		"  --json             --format json: one JSON object (with --watch: one\n"
+		"                     per line)\n"
+		"  --watch SECONDS    print again every SECONDS (1 to %d) until\n"
+		"                     interrupted, or --count times\n"
+		"  --count N          with --watch: stop after N samples\n",
+		WATCH_MAX_S);
+}
 
 typedef unsigned long long ull;
 
@@ -355,7 +363,7 @@ int ctl_cmd_stats(const struct ctl *ctl, int argc, char **argv)
 		const char *a = argv[i];
 
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			fputs(usage_stats, stdout);
+			usage_stats(stdout);
 			return EXIT_OK;
 		} else if (!strcmp(a, "--json") || !strcmp(a, "--format")) {
 			const char *f = !strcmp(a, "--json") ? "json" : ++i < argc ? argv[i] : NULL;
@@ -378,11 +386,11 @@ int ctl_cmd_stats(const struct ctl *ctl, int argc, char **argv)
 			}
 		} else if (!strcmp(a, "--watch")) {
 			if (ctl_number("--watch", ++i < argc ? argv[i] : NULL, 1,
-				       3600, &watch))
+				       WATCH_MAX_S, &watch))
 				return EXIT_USAGE;
 		} else if (!strcmp(a, "--count")) {
 			if (ctl_number("--count", ++i < argc ? argv[i] : NULL, 1,
-				       1000000, &count))
+				       COUNT_MAX, &count))
 				return EXIT_USAGE;
 			have_count = 1;
 		} else if (a[0] == '-' && a[1]) {

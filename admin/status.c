@@ -13,15 +13,23 @@
 #include "ctl.h"
 
 
-static const char usage_status[] =
-	"Usage: dazukofsctl status [--interval MS]\n"
-	"\n"
-	"Show whether the dazukofs module is loaded, its mounts and its groups,\n"
-	"and report problems: a group with events waiting and no reader, a\n"
-	"tracked group that is inactive, verdict timeouts rising between two\n"
-	"samples --interval MS apart (default 1000; 0: one sample only).\n"
-	"Exit status: 0 nothing wrong, 1 a problem found, 2 usage error,\n"
-	"3 module not loaded or configfs not mounted.\n";
+/* --interval's default and limit, in --help from here */
+#define INTERVAL_DEFAULT_MS	1000
+#define INTERVAL_MAX_MS		60000
+
+static void usage_status(FILE *out)
+{
+	fprintf(out,
+		"Usage: dazukofsctl status [--interval MS]\n"
+		"\n"
+		"Show whether the dazukofs module is loaded, its mounts and its groups,\n"
+		"and report problems: a group with events waiting and no reader, a\n"
+		"tracked group that is inactive, verdict timeouts rising between two\n"
+		"samples --interval MS apart (default %d; 0: one sample only).\n"
+		"Exit status: 0 nothing wrong, 1 a problem found, 2 usage error,\n"
+		"3 module not loaded or configfs not mounted.\n",
+		INTERVAL_DEFAULT_MS);
+}
 
 typedef unsigned long long ull;
 
@@ -79,16 +87,16 @@ int ctl_cmd_status(const struct ctl *ctl, int argc, char **argv)
 {
 	static struct dazukofs_group_info infos[DAZUKOFS_MAX_GROUPS];
 	static struct dazukofs_stats st[DAZUKOFS_MAX_GROUPS], st2[DAZUKOFS_MAX_GROUPS];
-	unsigned long interval = 1000;
+	unsigned long interval = INTERVAL_DEFAULT_MS;
 	int i, n, problems = 0;
 
 	for (i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			fputs(usage_status, stdout);
+			usage_status(stdout);
 			return EXIT_OK;
 		} else if (!strcmp(argv[i], "--interval")) {
 			if (ctl_number("--interval", ++i < argc ? argv[i] : NULL,
-				       0, 60000, &interval))
+				       0, INTERVAL_MAX_MS, &interval))
 				return EXIT_USAGE;
 		} else {
 			ctl_err("status: unexpected argument '%s' (see --help)",
@@ -98,8 +106,7 @@ int ctl_cmd_status(const struct ctl *ctl, int argc, char **argv)
 	}
 	if (!ctl_module_loaded(ctl)) {
 		printf("module: not loaded\n");
-		ctl_err("the dazukofs module is not loaded (no %s): modprobe dazukofs",
-			ctl->module_dir);
+		ctl_err_not_loaded(ctl);
 		return EXIT_ENV;
 	}
 	printf("module: loaded\n");

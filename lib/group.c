@@ -101,8 +101,7 @@ DZ_EXPORT int dazukofs_group_create(const char *name,
 	if (dz_write_attr(what, name, "track", config->track ? "1" : "0") ||
 	    dz_write_attr(what, name, "timeout_ms", num) ||
 	    dz_write_attr(what, name, "timeout_action",
-			  config->timeout_action == DAZUKOFS_DENY ?
-			  DAZUKOFS_ACTION_NAME_DENY : DAZUKOFS_ACTION_NAME_ALLOW))
+			  dz_action_name(config->timeout_action)))
 		goto undo;
 	return 0;
 undo:
@@ -323,7 +322,8 @@ static int dz_info(const char *what, const char *name,
 	} else {
 		dz_path(path, sizeof(path), DZ_CONFIGFS, "/%s/timeout_action",
 			name);
-		dz_fail_plain(EIO, "%s: %s holds '%s', not allow or deny", what,
+		dz_fail_plain(EIO, "%s: %s holds '%s', not "
+			      DAZUKOFS_ACTION_NAME_ALLOW " or " DAZUKOFS_ACTION_NAME_DENY, what,
 			      path, buf);
 		return -1;
 	}

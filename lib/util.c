@@ -10,6 +10,11 @@
 
 #include "internal.h"
 
+const char *dz_action_name(int action)
+{
+	return action == DAZUKOFS_DENY ? DAZUKOFS_ACTION_NAME_DENY : DAZUKOFS_ACTION_NAME_ALLOW;
+}
+
 int dz_read_attr(const char *path, char *buf, size_t size)
 {
 	ssize_t n;
@@ -55,6 +60,13 @@ bad:
 	errno = EINVAL;
 	return -1;
 }
+
+/*
+ * dazukofs.h spells the name's size as a number, as it cannot include the
+ * kernel's header: a limit that changes there fails the build here.
+ */
+_Static_assert(sizeof(((struct dazukofs_group_info *)0)->name) ==
+	       DAZUKOFS_GROUP_NAME_MAX + 1, "dazukofs_group_info.name's size");
 
 int dz_check_name(const char *what, const char *name)
 {

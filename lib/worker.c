@@ -215,7 +215,8 @@ DZ_EXPORT int dazukofs_return_access_flags(dazukofs_handle_t handle,
 			err = n < 0 ? errno : EIO;
 			dz_fail(err, "cannot answer event %lu of group '%s' (%s): write %s",
 				acc->id, handle->group,
-				acc->deny ? "deny" : "allow", handle->dev);
+				dz_action_name(acc->deny ? DAZUKOFS_DENY : DAZUKOFS_ALLOW),
+				handle->dev);
 		}
 	}
 	/* The fd is closed in any case: the event is over for the caller. */

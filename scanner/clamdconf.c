@@ -134,7 +134,7 @@ static void import_line(FILE *out, FILE *notes, const char *where, const char *o
 			emit(out, notes, where, opt, map[i].key, b ? "no" : "yes");
 			return;
 		case C_DENY:
-			emit(out, notes, where, opt, map[i].key, b ? "deny" : "allow");
+			emit(out, notes, where, opt, map[i].key, verdict_name(b ? VERDICT_DENY : VERDICT_ALLOW));
 			return;
 		case C_LOGV:
 			emit(out, notes, where, opt, map[i].key, b ? "info" : "notice");

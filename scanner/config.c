@@ -628,15 +628,18 @@ static const char *const verdict_names[] = {
 	[VERDICT_ALLOW] = DAZUKOFS_ACTION_NAME_ALLOW, [VERDICT_DENY] = DAZUKOFS_ACTION_NAME_DENY,
 	NULL
 };
+
+const char *verdict_name(enum verdict v)
+{
+	return verdict_names[v == VERDICT_DENY ? VERDICT_DENY : VERDICT_ALLOW];
+}
+
 static const char *const source_names[] = {
 	[SOURCE_DAZUKOFS] = "dazukofs", [SOURCE_FANOTIFY] = "fanotify", NULL
 };
 static const char *const backend_names[] = {
 	[BACKEND_LIBCLAMAV] = "libclamav", [BACKEND_CLAMD] = "clamd", NULL
 };
-
-#define STRINGIFY_(x) #x
-#define STRINGIFY(x) STRINGIFY_(x)
 
 /* In --help's order. */
 static const struct setting settings[] = {
@@ -646,34 +649,34 @@ static const struct setting settings[] = {
 	  .help = "DazukoFS group to create and serve (default " CONFIG_DEFAULT_GROUP ")" },
 	{ .key = "workers", .letter = 'w', .arg = "N", UINT(workers, 0, 1024),
 	  .zero = "one per CPU",
-	  .help = "scanning threads (default 0: one per CPU)" },
+	  .help = "scanning threads (default {default}: one per CPU)" },
 	{ .key = "database", .letter = 'd', .arg = "DIR", PATH(database),
 	  .help = "ClamAV signature directory (default " CONFIG_DEFAULT_DATABASE ")" },
 	{ .key = "max_file_size", .arg = "SIZE", BYTES(limits.max_file_size, 0),
 	  .what = "a size (e.g. 4096, 64K, 100M, 2G; 0: unlimited)",
-	  .help = "larger files are not scanned (default 100M, 0: no limit)" },
+	  .help = "larger files are not scanned (default {default}, 0: no limit)" },
 	{ .key = "max_scan_size", .arg = "SIZE", BYTES(limits.max_scan_size, 0),
 	  .what = "a size (e.g. 4096, 64K, 400M, 2G; 0: unlimited)",
-	  .help = "data scanned per file, archives included (default 400M)" },
+	  .help = "data scanned per file, archives included (default {default})" },
 	{ .key = "max_recursion", .arg = "N", UINT(limits.max_recursion, 0, UINT32_MAX),
 	  .zero = "unlimited",
-	  .help = "archive nesting scanned (default 17, 0: no limit)" },
+	  .help = "archive nesting scanned (default {default}, 0: no limit)" },
 	{ .key = "max_files", .arg = "N", UINT(limits.max_files, 0, UINT32_MAX),
 	  .zero = "unlimited",
-	  .help = "files scanned per archive (default 10000, 0: no limit)" },
+	  .help = "files scanned per archive (default {default}, 0: no limit)" },
 	{ .key = "max_scan_time", .arg = "MS", UINT(limits.max_scan_time_ms, 0, UINT32_MAX),
 	  GIVEN(max_scan_time_set), .what = "a number of milliseconds", .zero = "unlimited",
-	  .help = "time per file (default 120000, at most timeout-ms)" },
+	  .help = "time per file (default {default}, at most timeout-ms)" },
 	{ .key = "alert_exceeds_max", .arg = "yes|no", BOOL(alert_exceeds_max),
-	  .help = "deny files past a limit (default yes)" },
+	  .help = "deny files past a limit (default {default})" },
 	{ .key = "alert_encrypted", .arg = "yes|no", BOOL(alert_encrypted),
-	  .help = "deny encrypted archives, documents (default yes)" },
+	  .help = "deny encrypted archives, documents (default {default})" },
 	{ .key = "on_error", .arg = "allow|deny", ENUM(on_error, verdict_names),
-	  .help = "verdict when a scan fails (default allow)" },
+	  .help = "verdict when a scan fails (default {default})" },
 	{ .key = "prevention", .arg = "yes|no", BOOL(prevention),
 	  .what = "yes (deny) or no (report only)",
 	  .help = "no: report only, log and count detections but\n"
-		  "allow the open (default yes)" },
+		  "allow the open (default {default})" },
 	{ .key = "include", .arg = "PREFIX", PREFIXES(include),
 	  .help = "scan only under these path prefixes (repeatable)" },
 	{ .key = "exclude", .arg = "PREFIX", PREFIXES(exclude),
@@ -685,7 +688,7 @@ static const struct setting settings[] = {
 	  .help = "the same, by user name (repeatable)" },
 	{ .key = "exclude_root", .arg = "yes|no", BOOL(exclude_root),
 	  .help = "opens by root's processes are not scanned\n"
-		  "(default no)" },
+		  "(default {default})" },
 	{ .key = "exclude_exe", .arg = "PATH", PREFIXES(exclude_exes),
 	  .help = "opens by processes running this executable\n"
 		  "are not scanned (repeatable)" },
@@ -693,7 +696,7 @@ static const struct setting settings[] = {
 	  .help = "run on each detection (no shell), with\n"
 		  "CLAM_VIRUSEVENT_FILENAME, _VIRUSNAME set" },
 	{ .key = "virus_event_max", .arg = "N", UINT(virus_event_max, 1, 64),
-	  .help = "virus_event commands at once (default 4)" },
+	  .help = "virus_event commands at once (default {default})" },
 	{ .key = "quarantine", .arg = "no|copy|move", FUNC(set_quarantine),
 	  .help = "put detected files into quarantine_dir;\n"
 		  "move also removes them (default no)" },
@@ -716,34 +719,34 @@ static const struct setting settings[] = {
 	  .help = "text (default) or json: one JSON object per\n"
 		  "line (log_target file or stderr)" },
 	{ .key = "log_clean", .arg = "yes|no", BOOL(log_clean),
-	  .help = "log each clean scan, at info level (default no)" },
+	  .help = "log each clean scan, at info level (default {default})" },
 	{ .key = "timeout_ms", .arg = "MS", UINT(timeout_ms, 0, DAZUKOFS_TIMEOUT_MS_MAX),
 	  .zero = "wait for ever",
-	  .help = "group verdict timeout, 0 waits for ever (default 30000)" },
+	  .help = "group verdict timeout, 0 waits for ever (default {default})" },
 	{ .key = "timeout_action", .arg = "allow|deny", ENUM(timeout_action, verdict_names),
-	  .help = "verdict of a timed-out event (default allow)" },
+	  .help = "verdict of a timed-out event (default {default})" },
 	{ .key = "track", .arg = "yes|no", BOOL(track),
-	  .help = "crash-tracked group (default yes)" },
+	  .help = "crash-tracked group (default {default})" },
 	{ .key = "grace_ms", .arg = "MS", UINT(grace_ms, 0, DAZUKOFS_GRACE_MS_MAX),
 	  .help = "tracked group: how long its events wait for a\n"
-		  "restarted scanner, 0 to 600000 (default 30000)" },
+		  "restarted scanner, {min} to {max} (default {default})" },
 	{ .key = "events", .arg = "'open exec close_write'", FUNC(set_events),
 	  .help = "what is scanned (source dazukofs):\n"
 		  "opens, execs, files as their writer closes\n"
 		  "them (default open)" },
 	{ .key = "cache_size", .arg = "N", COUNT(cache_size, 0, 1U << 24),
 	  .zero = "no cache",
-	  .help = "verdict cache entries, 0 disables (default 65536)" },
+	  .help = "verdict cache entries, 0 disables (default {default})" },
 	{ .key = "clamav_cache", .arg = "yes|no", BOOL(clamav_cache),
-	  .help = "libclamav's cache of clean file hashes (default yes)" },
+	  .help = "libclamav's cache of clean file hashes (default {default})" },
 	{ .key = "status_interval_ms", .arg = "MS", UINT(status_interval_ms, 100, 3600000),
-	  .help = "how often the status line is updated (default 5000)" },
+	  .help = "how often the status line is updated (default {default})" },
 	{ .key = "self_check", .arg = "SECONDS", UINT(self_check, 0, 86400),
 	  .zero = "never",
 	  .help = "reload changed signatures every SECONDS, as clamd's\n"
-		  "SelfCheck (default 600, 0: never)" },
+		  "SelfCheck (default {default}, 0: never)" },
 	{ .key = "source", .arg = "dazukofs|fanotify", ENUM(source, source_names),
-	  .help = "where events come from (default dazukofs)" },
+	  .help = "where events come from (default {default})" },
 	{ .key = "fanotify_mount", .arg = "PATH", PATH(fanotify_mount),
 	  .help = "the mount to watch with source fanotify" },
 	{ .key = "backend", .arg = "libclamav|clamd", ENUM(backend, backend_names),
@@ -756,22 +759,21 @@ static const struct setting settings[] = {
 		  "in order of preference)" },
 	{ .key = "stream_max_length", .arg = "SIZE", BYTES(stream_max_length, UINT32_MAX),
 	  .what = "a size up to 4G (e.g. 25M, 100M; 0: unlimited)",
-	  .help = "the TCP servers' StreamMaxLength (default 100M)" },
+	  .help = "the TCP servers' StreamMaxLength (default {default})" },
 	{ .key = "clamd_timeout_ms", .arg = "MS", UINT(clamd_timeout_ms, 1, DAZUKOFS_TIMEOUT_MS_MAX),
 	  GIVEN(clamd_timeout_set), .what = "a number of milliseconds",
-	  .help = "one request to one clamd (default 10000, below\n"
+	  .help = "one request to one clamd (default {default}, below\n"
 		  "timeout-ms)" },
 	{ .key = "clamd_retry_ms", .arg = "MS", UINT(clamd_retry_ms, 1, DAZUKOFS_TIMEOUT_MS_MAX),
 	  .what = "a number of milliseconds",
-	  .help = "a failed clamd is retried after (default 10000)" },
+	  .help = "a failed clamd is retried after (default {default})" },
 	{ .key = "metrics_file", .arg = "PATH", FUNC(set_metrics_file),
 	  .help = "write Prometheus metrics to PATH (*.prom, e.g. in\n"
 		  METRICS_TEXTFILE_DIR "/;\n"
 		  "default none)" },
 	{ .key = "metrics_interval", .arg = "SECONDS",
 	  UINT(metrics_interval, 1, METRICS_INTERVAL_MAX), .what = "a number of seconds",
-	  .help = "how often metrics_file is written (default "
-		  STRINGIFY(METRICS_INTERVAL_DEFAULT) ")" },
+	  .help = "how often metrics_file is written (default {default})" },
 	{ .key = "control_socket", .arg = "PATH|no", FUNC(set_control_socket),
 	  .help = "socket of the status and reload commands, root\n"
 		  "only (default " CONTROL_DEFAULT_SOCKET ")" },
@@ -1025,8 +1027,85 @@ int config_load_file(struct config *cfg, const char *path, int must_exist,
 /* --help's column of the options' text */
 #define HELP_COL 29
 
+/* A size as config_parse_size() reads it: 100M, not 104857600. */
+static void usage_size(FILE *out, uint64_t v)
+{
+	static const char units[] = "TGMK";
+	unsigned int shift = 40;
+
+	for (const char *u = units; *u; u++, shift -= 10) {
+		if (v && !(v & ((1ULL << shift) - 1))) {
+			fprintf(out, "%llu%c", (unsigned long long)(v >> shift), *u);
+			return;
+		}
+	}
+	fprintf(out, "%llu", (unsigned long long)v);
+}
+
+/* {default}: the setting's value in cfg (config_init()'s) */
+static void usage_default(FILE *out, const struct setting *s, struct config *def)
+{
+	void *f = field(def, s);
+
+	switch (s->kind) {
+	case KIND_BOOL:
+		fputs(*(int *)f ? "yes" : "no", out);
+		break;
+	case KIND_UINT:
+		fprintf(out, "%u", *(unsigned int *)f);
+		break;
+	case KIND_COUNT:
+		fprintf(out, "%zu", *(size_t *)f);
+		break;
+	case KIND_BYTES:
+		usage_size(out, *(uint64_t *)f);
+		break;
+	case KIND_ENUM:
+		fputs(s->names[*(int *)f], out);
+		break;
+	default:
+		/* no value to print: a wrong table fails the help test */
+		fputs("{default}", out);
+		break;
+	}
+}
+
+/*
+ * One line of a setting's --help.  {min}, {max} and {default} stand for
+ * its limits and its default, so that the text is made from the values
+ * the parser and config_init() use and cannot drift from them.
+ */
+static void usage_line(FILE *out, const struct setting *s, struct config *def,
+		       const char *line, size_t n)
+{
+	const char *end = line + n;
+
+	while (line < end) {
+		const char *brace = memchr(line, '{', (size_t)(end - line));
+		size_t len = brace ? (size_t)(brace - line) : (size_t)(end - line);
+
+		fwrite(line, 1, len, out);
+		line += len;
+		if (!brace)
+			break;
+		if (!strncmp(line, "{min}", 5)) {
+			fprintf(out, "%llu", s->min);
+			line += 5;
+		} else if (!strncmp(line, "{max}", 5)) {
+			fprintf(out, "%llu", s->max);
+			line += 5;
+		} else if (!strncmp(line, "{default}", 9)) {
+			usage_default(out, s, def);
+			line += 9;
+		} else {
+			fputc(*line++, out);
+		}
+	}
+	fputc('\n', out);
+}
+
 /* "  -c, --config FILE          config file ...", and its further lines */
-static void usage_setting(FILE *out, const struct setting *s)
+static void usage_setting(FILE *out, const struct setting *s, struct config *def)
 {
 	const char *line = s->help;
 	int col;
@@ -1044,7 +1123,7 @@ static void usage_setting(FILE *out, const struct setting *s)
 	for (;;) {
 		size_t n = strcspn(line, "\n");
 
-		fprintf(out, "%.*s\n", (int)n, line);
+		usage_line(out, s, def, line, n);
 		if (!line[n])
 			break;
 		line += n + 1;
@@ -1054,6 +1133,8 @@ static void usage_setting(FILE *out, const struct setting *s)
 
 void config_usage(FILE *out, const char *prog)
 {
+	struct config def;
+
 	fprintf(out,
 "Usage: %s [OPTION]...\n"
 "       %s status [--json] [--socket PATH]\n"
@@ -1061,8 +1142,10 @@ void config_usage(FILE *out, const char *prog)
 "On-access virus scanner for DazukoFS (or fanotify) with libclamav.\n"
 "status and reload ask the running scanner (see %s status --help).\n"
 "\n", prog, prog, prog, prog);
+	config_init(&def);
 	for (size_t i = 0; i < N_SETTINGS; i++)
-		usage_setting(out, &settings[i]);
+		usage_setting(out, &settings[i], &def);
+	config_free(&def);
 	fprintf(out,
 "\n"
 "Options override the config file.  Signals: SIGHUP or SIGUSR2 reloads the\n"
@@ -1147,9 +1230,9 @@ static int check_scan_time(struct config *cfg, char *err, size_t errlen)
 	}
 	if (t)
 		FAIL("max_scan_time %u ms is longer than timeout_ms %u: the kernel would apply timeout_action=%s before a scan stopped at the limit answers; lower max_scan_time or raise timeout_ms",
-		     t, cfg->timeout_ms, cfg->timeout_action == VERDICT_DENY ? "deny" : "allow");
+		     t, cfg->timeout_ms, verdict_name(cfg->timeout_action));
 	FAIL("max_scan_time 0 (unlimited) with timeout_ms %u: the kernel would apply timeout_action=%s before a long scan answers; set max_scan_time to at most timeout_ms, or timeout_ms to 0",
-	     cfg->timeout_ms, cfg->timeout_action == VERDICT_DENY ? "deny" : "allow");
+	     cfg->timeout_ms, verdict_name(cfg->timeout_action));
 }
 
 /*
@@ -1177,7 +1260,7 @@ static int check_backend(struct config *cfg, char *err, size_t errlen)
 		return 0;
 	FAIL("clamd_timeout_ms %u is not below timeout_ms %u: the kernel would apply timeout_action=%s before a slow clamd's request times out; lower clamd_timeout_ms",
 	     cfg->clamd_timeout_ms, cfg->timeout_ms,
-	     cfg->timeout_action == VERDICT_DENY ? "deny" : "allow");
+	     verdict_name(cfg->timeout_action));
 }
 
 /*

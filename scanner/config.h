@@ -33,6 +33,8 @@ enum source_kind { SOURCE_DAZUKOFS, SOURCE_FANOTIFY };
 /* Who scans: libclamav in this process, or clamd servers (backend.h). */
 enum backend_kind { BACKEND_LIBCLAMAV, BACKEND_CLAMD };
 enum verdict { VERDICT_ALLOW = 0, VERDICT_DENY = 1 };
+/* "allow" or "deny": the kernel's action names, which the config file takes too */
+const char *verdict_name(enum verdict v);
 
 struct str_list {
 	char **items;

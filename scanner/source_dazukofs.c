@@ -150,8 +150,8 @@ static int dz_answer(struct source_worker *w, struct source_event *ev, char *err
 	if (errno == ENOENT && cfg->timeout_ms)
 		snprintf(err, errlen,
 			 "verdict %s answered after the group timeout (timeout_ms=%u); the kernel had applied timeout_action=%s to event %lu",
-			 ev->verdict == VERDICT_DENY ? "deny" : "allow", cfg->timeout_ms,
-			 cfg->timeout_action == VERDICT_DENY ? "deny" : "allow", ev->id);
+			 verdict_name(ev->verdict), cfg->timeout_ms,
+			 verdict_name(cfg->timeout_action), ev->id);
 	else
 		snprintf(err, errlen, "%s", dazukofs_strerror());
 	return -1;
@@ -246,7 +246,7 @@ static int dz_start(struct source *src, char *err, size_t errlen)
 	if (!dazukofs_group_create(cfg->group, &gc)) {
 		log_info("group '%s' created (track=%d timeout_ms=%u timeout_action=%s)",
 			 cfg->group, gc.track, gc.timeout_ms,
-			 gc.timeout_action == DAZUKOFS_DENY ? "deny" : "allow");
+			 verdict_name(cfg->timeout_action));
 		goto started;
 	}
 	if (errno != EEXIST)

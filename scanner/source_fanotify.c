@@ -95,7 +95,7 @@ static void answer_unqueued(struct source *src, struct fan_source *fs,
 {
 	atomic_fetch_add(&src->stats->errors, 1);
 	log_warning("fanotify: no memory to queue the event of pid %d; verdict %s",
-		    (int)m->pid, src->cfg->on_error == VERDICT_DENY ? "deny" : "allow");
+		    (int)m->pid, verdict_name(src->cfg->on_error));
 	fan_answer_fd(fs->fd, m->fd, src->cfg->on_error);
 	close(m->fd);
 }

@@ -99,9 +99,9 @@ static int path_names_file(const char *p, const struct stat *st)
 /* on_error's verdict as applied: report only turns a deny into an allow. */
 static const char *error_verdict_name(const struct config *cfg)
 {
-	if (cfg->on_error != VERDICT_DENY)
-		return "allow";
-	return cfg->prevention ? "deny" : "allow (report only)";
+	if (cfg->on_error == VERDICT_DENY && !cfg->prevention)
+		return "allow (report only)";
+	return verdict_name(cfg->on_error);
 }
 
 /* For the log: the opener's real uid, -1 if it cannot be told. */

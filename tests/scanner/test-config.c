@@ -761,6 +761,26 @@ static void test_help(void **state)
 	stdout = saved;
 }
 
+/* --help's {min}, {max} and {default} become the table's and config_init()'s values */
+static void test_help_values(void **state)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	(void)state;
+	assert_non_null(f);
+	config_usage(f, "dazuko-clamscan");
+	assert_int_equal(fclose(f), 0);
+	assert_null(strchr(text, '{'));
+	assert_non_null(strstr(text, "restarted scanner, 0 to 600000 (default 30000)\n"));
+	assert_non_null(strstr(text, "larger files are not scanned (default 100M, 0: no limit)\n"));
+	assert_non_null(strstr(text, "verdict of a timed-out event (default allow)\n"));
+	assert_non_null(strstr(text, "crash-tracked group (default yes)\n"));
+	assert_non_null(strstr(text, "how often metrics_file is written (default 15)\n"));
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -778,6 +798,7 @@ int main(void)
 		cmocka_unit_test(test_command_line),
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_help),
+		cmocka_unit_test(test_help_values),
 		cmocka_unit_test(test_metrics),
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_backend),

@@ -17,7 +17,9 @@
 #define DAZUKOFS_FS_TYPE		"dazukofs"
 #define DAZUKOFS_SUPER_MAGIC		0x64617a75	/* "dazu" */
 
-#define DAZUKOFS_CONFIGFS_ROOT		"/sys/kernel/config/dazukofs"
+/* configfs's mount point: the groups are in DAZUKOFS_CONFIGFS_ROOT below it. */
+#define DAZUKOFS_CONFIGFS_MOUNT		"/sys/kernel/config"
+#define DAZUKOFS_CONFIGFS_ROOT		DAZUKOFS_CONFIGFS_MOUNT "/dazukofs"
 #define DAZUKOFS_SYSFS_ROOT		"/sys/fs/dazukofs"
 #define DAZUKOFS_SYSFS_GROUPS		DAZUKOFS_SYSFS_ROOT "/groups"
 #define DAZUKOFS_DEV_PREFIX		"/dev/dazukofs."
