@@ -23,6 +23,9 @@
 #ifdef DAZUKOFS_HAVE_BACKING_FILE_USER_FILE
 #include <linux/backing-file.h>
 #endif
+#ifdef DAZUKOFS_HAVE_FILE_LOCK_CORE
+#include <linux/filelock.h>
+#endif
 
 /*
  * v6.3 "fs: port to struct mnt_idmap": inode operations and the vfs_*()
@@ -219,5 +222,31 @@ static inline struct file *dazukofs_open_backing(const struct file *user_file,
 	return dentry_open(real_path, flags, cred);
 #endif
 }
+
+/*
+ * The file and owner of a lock request: v6.9 "filelock: split common
+ * fields into struct file_lock_core" moved them into fl->c.
+ */
+#ifdef DAZUKOFS_HAVE_FILE_LOCK_CORE
+static inline struct file **dazukofs_fl_file(struct file_lock *fl)
+{
+	return &fl->c.flc_file;
+}
+
+static inline fl_owner_t *dazukofs_fl_owner(struct file_lock *fl)
+{
+	return &fl->c.flc_owner;
+}
+#else
+static inline struct file **dazukofs_fl_file(struct file_lock *fl)
+{
+	return &fl->fl_file;
+}
+
+static inline fl_owner_t *dazukofs_fl_owner(struct file_lock *fl)
+{
+	return &fl->fl_owner;
+}
+#endif
 
 #endif /* _DAZUKOFS_COMPAT_H */

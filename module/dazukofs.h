@@ -450,6 +450,15 @@ extern const struct inode_operations dazukofs_dir_iops;
 extern const struct dentry_operations dazukofs_dops;
 
 /* file.c */
+/* lock.c */
+struct dazukofs_lock_saved {
+	struct file *file;
+	fl_owner_t owner;
+};
+
+int dazukofs_lock(struct file *file, int cmd, struct file_lock *fl);
+int dazukofs_flock(struct file *file, int cmd, struct file_lock *fl);
+
 extern const struct file_operations dazukofs_file_fops;
 extern const struct file_operations dazukofs_dir_fops;
 

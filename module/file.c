@@ -147,7 +147,22 @@ static int dazukofs_file_open(struct inode *inode, struct file *file)
 		if (err)
 			return err;
 	}
-	return dazukofs_open_lower(file, &lower_path);
+	err = dazukofs_open_lower(file, &lower_path);
+	if (err || !(file->f_flags & __FMODE_EXEC))
+		return err;
+	/*
+	 * exec denies writers of the dazukofs inode only.  Deny those of the
+	 * lower inode as well, for as long as this file lives (an mm's
+	 * exe_file holds it), so that a running program cannot be changed
+	 * through the lower path, and one open for writing there cannot be
+	 * run: ETXTBSY both ways, as on the lower itself.
+	 */
+	err = deny_write_access(dazukofs_lower_file(file));
+	if (err) {
+		fput(dazukofs_lower_file(file));
+		file->private_data = NULL;
+	}
+	return err;
 }
 
 /*
@@ -218,6 +233,9 @@ static int dazukofs_release(struct inode *inode, struct file *file)
 {
 	struct file *lower = dazukofs_lower_file(file);
 
+	if (file->f_flags & __FMODE_EXEC)
+		allow_write_access(lower);
+
 	if ((file->f_mode & FMODE_WRITE) && dazukofs_close_write_wanted())
 		dazukofs_release_written(file, lower);
 	else
@@ -284,10 +302,15 @@ static int dazukofs_fsync(struct file *file, loff_t start, loff_t end,
 static int dazukofs_flush(struct file *file, fl_owner_t id)
 {
 	struct file *lower = dazukofs_lower_file(file);
+	int err = 0;
 
-	if (lower && lower->f_op->flush)
-		return lower->f_op->flush(lower, id);
-	return 0;
+	if (!lower)
+		return 0;
+	if (lower->f_op->flush)
+		err = lower->f_op->flush(lower, id);
+	/* The close drops the closer's POSIX locks, which are the lower's. */
+	locks_remove_posix(lower, id);
+	return err;
 }
 
 static int dazukofs_mmap(struct file *file, struct vm_area_struct *vma)
@@ -479,6 +502,9 @@ const struct file_operations dazukofs_file_fops = {
 	.write_iter	= dazukofs_write_iter,
 	.fsync		= dazukofs_fsync,
 	.flush		= dazukofs_flush,
+	.lock		= dazukofs_lock,
+	.flock		= dazukofs_flock,
+	.setlease	= simple_nosetlease,
 	.mmap		= dazukofs_mmap,
 	.fallocate	= dazukofs_fallocate,
 	.fadvise	= dazukofs_fadvise,

@@ -16,6 +16,9 @@
 #if defined(PROBE_BACKING_FILE_USER_FILE)
 #include <linux/backing-file.h>
 #endif
+#if defined(PROBE_FILE_LOCK_CORE)
+#include <linux/filelock.h>
+#endif
 
 #ifdef PROBE_SANITY
 /* Compiles everywhere: if it does not, the probes themselves are broken. */
@@ -109,5 +112,14 @@ struct file *dazukofs_probe(const struct file *user_file,
 {
 	return backing_file_open(user_file, O_RDONLY, real_path,
 				 current_cred());
+}
+#endif
+
+#ifdef PROBE_FILE_LOCK_CORE
+/* v6.9 "filelock: split common fields into struct file_lock_core" */
+struct file **dazukofs_probe(struct file_lock *fl);
+struct file **dazukofs_probe(struct file_lock *fl)
+{
+	return &fl->c.flc_file;
 }
 #endif

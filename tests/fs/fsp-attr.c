@@ -637,3 +637,117 @@ void test_ioctl_flags(void **state)
 	close(fl);
 	close(fu);
 }
+
+/* In a child: the parent's POSIX write lock on L("f") is seen there. */
+static int child_sees_posix_lock(pid_t parent)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
+			    .l_start = 0, .l_len = 10 };
+	int fd = open(L("f"), O_RDWR);
+
+	CHK(fd >= 0);
+	CHK(fcntl(fd, F_SETLK, &fl) == -1 && (errno == EAGAIN || errno == EACCES));
+	CHK(fcntl(fd, F_GETLK, &fl) == 0);
+	CHK(fl.l_type == F_WRLCK && fl.l_pid == parent);
+	return 0;
+}
+
+/* In a child: nobody holds a POSIX lock on L("f") any more. */
+static int child_can_posix_lock(pid_t parent)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
+			    .l_start = 0, .l_len = 10 };
+	int fd = open(L("f"), O_RDWR);
+
+	(void)parent;
+	CHK(fd >= 0);
+	CHK(fcntl(fd, F_SETLK, &fl) == 0);
+	return 0;
+}
+
+static int child_status(int (*fn)(pid_t), pid_t arg)
+{
+	int status;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(fn(arg));
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+/*
+ * Locks taken through the mount are the lower file's: a process using the
+ * lower sees them, and the other way round; a close releases them.
+ */
+void test_locks_are_the_lowers(void **state)
+{
+	struct flock wr = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
+			    .l_start = 0, .l_len = 10 };
+	struct flock rd = { .l_type = F_RDLCK, .l_whence = SEEK_SET,
+			    .l_start = 5, .l_len = 1 };
+	int up, low;
+
+	(void)state;
+	put_str(L("f"), "locked through the mount");
+
+	/* POSIX: another process on the lower sees it; a close drops it. */
+	up = OK(open(U("f"), O_RDWR));
+	OK(fcntl(up, F_SETLK, &wr));
+	assert_int_equal(child_status(child_sees_posix_lock, getpid()), 0);
+	close(up);
+	assert_int_equal(child_status(child_can_posix_lock, getpid()), 0);
+
+	/* OFD: open file descriptions of the mount and the lower conflict. */
+	up = OK(open(U("f"), O_RDWR));
+	low = OK(open(L("f"), O_RDWR));
+	OK(fcntl(up, F_OFD_SETLK, &wr));
+	assert_errno(fcntl(low, F_OFD_SETLK, &rd), EAGAIN);
+	close(up);
+	rd = (struct flock){ .l_type = F_RDLCK, .l_whence = SEEK_SET,
+			     .l_start = 5, .l_len = 1 };
+	OK(fcntl(low, F_OFD_SETLK, &rd));
+	up = OK(open(U("f"), O_RDWR));
+	assert_errno(fcntl(up, F_OFD_SETLK, &wr), EAGAIN);
+	wr = (struct flock){ .l_type = F_WRLCK, .l_whence = SEEK_SET,
+			     .l_start = 0, .l_len = 10 };
+	OK(fcntl(up, F_OFD_GETLK, &wr));
+	assert_int_equal(wr.l_type, F_RDLCK);
+	close(up);
+	close(low);
+
+	/* flock: the same, both ways. */
+	up = OK(open(U("f"), O_RDWR));
+	low = OK(open(L("f"), O_RDWR));
+	OK(flock(up, LOCK_EX));
+	assert_errno(flock(low, LOCK_SH | LOCK_NB), EWOULDBLOCK);
+	close(up);
+	OK(flock(low, LOCK_EX | LOCK_NB));
+	up = OK(open(U("f"), O_RDWR));
+	assert_errno(flock(up, LOCK_SH | LOCK_NB), EWOULDBLOCK);
+	close(low);
+	OK(flock(up, LOCK_SH | LOCK_NB));
+	close(up);
+}
+
+/*
+ * A lease through the mount is refused: one on the dazukofs inode would
+ * not be broken by opens of the lower.  The lower itself grants it.
+ */
+void test_lease_refused(void **state)
+{
+	int fd;
+
+	(void)state;
+	put_str(L("f"), "leased");
+	fd = OK(open(L("f"), O_RDONLY));
+	OK(fcntl(fd, F_SETLEASE, F_RDLCK));
+	OK(fcntl(fd, F_SETLEASE, F_UNLCK));
+	close(fd);
+	fd = OK(open(U("f"), O_RDONLY));
+	assert_errno(fcntl(fd, F_SETLEASE, F_RDLCK), EINVAL);
+	close(fd);
+}

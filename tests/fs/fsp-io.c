@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /* fs-passthrough: open flags, data I/O, mmap, page cache. */
 #include <limits.h>
+#include <signal.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
 
 #include "fsp.h"
 
@@ -934,4 +937,81 @@ void test_page_cache_single_copy(void **state)
 			fail_msg("Cached grew by %ld kB, want about %ld kB "
 				 "(one copy)", gu, kb);
 	}
+}
+
+/* A copy of /bin/sleep at @path, executable. */
+static void put_sleep(const char *path)
+{
+	static char buf[1 << 20];
+	int in = OK(open("/bin/sleep", O_RDONLY));
+	ssize_t n = read(in, buf, sizeof(buf));
+
+	assert_true(n > 0 && n < (ssize_t)sizeof(buf));
+	close(in);
+	put_file(path, buf, n);
+	OK(chmod(path, 0755));
+}
+
+/* Starts @path as "sleep 30"; returns once the child runs it. */
+static pid_t start_sleep(const char *path)
+{
+	char exe[64], target[PATH_MAX];
+	struct timespec pause = { 0, 10 * 1000 * 1000 };
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		execl(path, "sleep", "30", (char *)NULL);
+		_exit(errno == ETXTBSY ? 42 : 43);
+	}
+	snprintf(exe, sizeof(exe), "/proc/%d/exe", pid);
+	for (int i = 0; i < 1000; i++) {
+		ssize_t n = readlink(exe, target, sizeof(target) - 1);
+
+		if (n > 0) {
+			target[n] = '\0';
+			if (strcmp(strrchr(target, '/'), "/sleep") == 0)
+				return pid;
+		}
+		nanosleep(&pause, NULL);
+	}
+	kill(pid, SIGKILL);
+	fail_msg("%s never started", path);
+	return -1;
+}
+
+/*
+ * A file that runs through the mount cannot be opened for writing through
+ * either path, and one open for writing on the lower cannot be run
+ * through the mount: ETXTBSY both ways, as on the lower itself.
+ */
+void test_etxtbsy_both_ways(void **state)
+{
+	int status, fd;
+	pid_t pid;
+
+	(void)state;
+	put_sleep(L("sleep"));
+
+	pid = start_sleep(U("sleep"));
+	assert_errno(open(U("sleep"), O_WRONLY), ETXTBSY);
+	assert_errno(open(L("sleep"), O_WRONLY), ETXTBSY);
+	kill(pid, SIGKILL);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+
+	fd = OK(open(L("sleep"), O_WRONLY));
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		execl(U("sleep"), "sleep", "0", (char *)NULL);
+		_exit(errno == ETXTBSY ? 42 : 43);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	close(fd);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 42);
+
+	/* Nothing left denied: the file can be written again. */
+	close(OK(open(L("sleep"), O_WRONLY)));
+	close(OK(open(U("sleep"), O_WRONLY)));
 }

@@ -112,7 +112,7 @@ void assert_stat_same(const struct stat *a, const struct stat *b);
 	X(copy_file_range_within) X(copy_file_range_to_lower) \
 	X(mmap_private_read) X(mmap_shared_write) X(mmap_sees_lower_write) \
 	X(mmap_private_write_stays) X(mmap_after_ftruncate) X(mmap_maps_user_path) \
-	X(lower_file_not_counted) \
+	X(lower_file_not_counted) X(etxtbsy_both_ways) \
 	X(page_cache_single_copy) \
 	X(readdir_types) X(readdir_large) X(seekdir_telldir) X(mkdir_) \
 	X(rmdir_) X(unlink_) X(rename_plain) X(rename_over_existing) \
@@ -123,7 +123,8 @@ void assert_stat_same(const struct stat *a, const struct stat *b);
 	X(acl_access) X(acl_default_inherited) X(acl_permission) \
 	X(perm_private_file) X(perm_readable_file) X(perm_dir_noexec) \
 	X(perm_sticky_dir) \
-	X(flock_) X(posix_locks) X(ofd_locks) X(ioctl_flags) \
+	X(flock_) X(posix_locks) X(ofd_locks) X(locks_are_the_lowers) \
+	X(lease_refused) X(ioctl_flags) \
 	X(lower_create_after_negative) X(lower_unlink) X(lower_rename) \
 	X(lower_rmdir_mkdir) X(lower_replace) X(lower_truncate_extend) \
 	X(lower_write_while_open) X(lower_random_interleaved)
