@@ -13,6 +13,7 @@
 #ifndef _DAZUKOFS_COMPAT_H
 #define _DAZUKOFS_COMPAT_H
 
+#include <linux/fsnotify.h>
 #include <linux/fsnotify_backend.h>
 
 #include <linux/fcntl.h>
@@ -248,5 +249,34 @@ static inline fl_owner_t *dazukofs_fl_owner(struct file_lock *fl)
 	return &fl->fl_owner;
 }
 #endif
+
+/*
+ * The VFS's own copy by splicing, for a ->copy_file_range that cannot do
+ * better: v6.8 "fs: use splice_copy_file_range() inline helper" replaced
+ * generic_copy_file_range().
+ */
+static inline ssize_t dazukofs_splice_copy(struct file *in, loff_t pos_in,
+					   struct file *out, loff_t pos_out,
+					   size_t len, unsigned int flags)
+{
+#ifdef DAZUKOFS_HAVE_SPLICE_COPY_FILE_RANGE
+	return splice_copy_file_range(in, pos_in, out, pos_out, len);
+#else
+	return generic_copy_file_range(in, pos_in, out, pos_out, len, flags);
+#endif
+}
+
+/*
+ * v6.7 "fs: move file_start_write() into vfs_iter_write()" also made
+ * iter_file_splice_write() call ->write_iter directly, without the
+ * fsnotify event vfs_iter_write() sends: a splice into the lower through
+ * its ->splice_write must send it itself.  Before, the write did.
+ */
+static inline void dazukofs_spliced_into(struct file *lower)
+{
+#ifdef DAZUKOFS_HAVE_ITER_WRITE_FREEZE
+	fsnotify_modify(lower);
+#endif
+}
 
 #endif /* _DAZUKOFS_COMPAT_H */

@@ -444,10 +444,25 @@ extern struct file_system_type dazukofs_fs_type;
 struct inode *dazukofs_iget(struct super_block *sb, struct inode *lower_inode);
 void dazukofs_copy_attr(struct inode *inode);
 void dazukofs_copy_flags(struct inode *inode);
+struct fileattr;
+
+int dazukofs_permission(dazukofs_idmap_t *idmap, struct inode *inode,
+			int mask);
+int dazukofs_setattr(dazukofs_idmap_t *idmap, struct dentry *dentry,
+		     struct iattr *ia);
+int dazukofs_getattr(dazukofs_idmap_t *idmap, const struct path *path,
+		     struct kstat *stat, u32 request_mask, unsigned int flags);
+int dazukofs_fileattr_get(struct dentry *dentry, struct fileattr *fa);
+int dazukofs_fileattr_set(dazukofs_idmap_t *idmap, struct dentry *dentry,
+			  struct fileattr *fa);
+
+/* dir.c */
 extern const struct inode_operations dazukofs_dir_iops;
 
 /* dentry.c */
 extern const struct dentry_operations dazukofs_dops;
+extern const struct dentry_operations dazukofs_ci_dops;
+bool dazukofs_lower_case_insensitive(const struct dentry *lower);
 
 /* file.c */
 /* lock.c */

@@ -53,19 +53,45 @@ static bool dazukofs_lower_current(struct dentry *dentry, struct dentry *lower)
 		return false;
 	if (inode ? lower_inode != dazukofs_lower_inode(inode) : !!lower_inode)
 		return false;
-	return dazukofs_same_name(dentry, lower);
+	/* A case-insensitive lower's names are compared by the caller. */
+	return (dentry->d_flags & DCACHE_OP_COMPARE) ||
+	       dazukofs_same_name(dentry, lower);
+}
+
+/*
+ * The name check of a case-insensitive lower: by the lower's comparison,
+ * under the lower dentry's lock (its name is stable there), so never in
+ * RCU mode.
+ */
+static bool dazukofs_same_name_ci(const struct dentry *dentry,
+				  struct dentry *lower)
+{
+	bool same;
+
+	if (!(lower->d_flags & DCACHE_OP_COMPARE))
+		return dazukofs_same_name(dentry, lower);
+	spin_lock(&lower->d_lock);
+	same = !lower->d_op->d_compare(lower, lower->d_name.len,
+				       lower->d_name.name, &dentry->d_name);
+	spin_unlock(&lower->d_lock);
+	return same;
 }
 
 static int dazukofs_d_revalidate(struct dentry *dentry, unsigned int flags)
 {
 	struct dentry *lower = dazukofs_lower_dentry(dentry);
+	bool ci = dentry->d_flags & DCACHE_OP_COMPARE;
 	int valid = 1;
 
 	if (!lower)
 		return 0;
 	if (IS_ROOT(dentry))
 		return 1;
+	if (ci && (flags & LOOKUP_RCU))
+		return -ECHILD;
 	if (!dazukofs_lower_current(dentry, lower))
+		return 0;
+	if (ci && !dazukofs_same_name_ci(dentry, lower))
 		return 0;
 	if (lower->d_flags & DCACHE_OP_REVALIDATE)
 		valid = lower->d_op->d_revalidate(lower, flags);
@@ -94,3 +120,56 @@ const struct dentry_operations dazukofs_dops = {
 	.d_weak_revalidate	= dazukofs_d_weak_revalidate,
 	.d_release		= dazukofs_d_release,
 };
+
+/*
+ * A case-insensitive lower (vfat, exfat, casefold directories of ext4 and
+ * others) finds one file under every spelling of its name.  Matching names
+ * exactly, the dazukofs dentry cache would keep one dentry per spelling,
+ * each failing revalidation against the lower's name at every walk, and a
+ * directory's dentry would move between spellings.  On such a lower, names
+ * are hashed and compared by the lower directory's own operations
+ * (@dentry is the directory for d_hash, the candidate for d_compare; the
+ * lower ones are pinned by ours, so RCU mode may use them).
+ */
+static int dazukofs_d_hash(const struct dentry *dentry, struct qstr *name)
+{
+	const struct dentry *lower = dazukofs_lower_dentry(dentry);
+
+	if (lower && (lower->d_flags & DCACHE_OP_HASH))
+		return lower->d_op->d_hash(lower, name);
+	return 0;
+}
+
+static int dazukofs_d_compare(const struct dentry *dentry, unsigned int len,
+			      const char *str, const struct qstr *name)
+{
+	const struct dentry *lower = dazukofs_lower_dentry(dentry);
+
+	if (lower && (lower->d_flags & DCACHE_OP_COMPARE))
+		return lower->d_op->d_compare(lower, len, str, name);
+	return len != name->len || memcmp(str, name->name, len);
+}
+
+const struct dentry_operations dazukofs_ci_dops = {
+	.d_revalidate		= dazukofs_d_revalidate,
+	.d_weak_revalidate	= dazukofs_d_weak_revalidate,
+	.d_hash			= dazukofs_d_hash,
+	.d_compare		= dazukofs_d_compare,
+	.d_release		= dazukofs_d_release,
+};
+
+/**
+ * dazukofs_lower_case_insensitive() - does the lower match names its own way?
+ * @lower: the lower directory a dazukofs mount stacks on
+ *
+ * Return: true if its dentries hash or compare names themselves (vfat,
+ * exfat) or its filesystem has an encoding for casefold directories.
+ */
+bool dazukofs_lower_case_insensitive(const struct dentry *lower)
+{
+#if IS_ENABLED(CONFIG_UNICODE)
+	if (lower->d_sb->s_encoding)
+		return true;
+#endif
+	return lower->d_flags & (DCACHE_OP_HASH | DCACHE_OP_COMPARE);
+}

@@ -358,14 +358,17 @@ static ssize_t dazukofs_splice_write(struct pipe_inode_info *pipe,
 	struct file *lower = dazukofs_lower_file(out);
 	ssize_t ret;
 
+	/* Nothing splices into such a lower directly: no order to keep. */
 	if (!lower->f_op->splice_write)
-		return -EINVAL;
+		return iter_file_splice_write(pipe, out, ppos, len, flags);
 	ret = dazukofs_sync_flags(out, lower);
 	if (ret)
 		return ret;
 	file_start_write(lower);
 	ret = lower->f_op->splice_write(pipe, lower, ppos, len, flags);
 	file_end_write(lower);
+	if (ret > 0)
+		dazukofs_spliced_into(lower);
 	dazukofs_copy_attr(file_inode(out));
 	return ret;
 }
@@ -380,10 +383,21 @@ static ssize_t dazukofs_copy_file_range(struct file *in, loff_t pos_in,
 					struct file *out, loff_t pos_out,
 					size_t len, unsigned int flags)
 {
+	struct file *lower_out = dazukofs_lower_file(out);
 	ssize_t ret;
 
+	ret = dazukofs_sync_flags(out, lower_out);
+	if (ret)
+		return ret;
 	ret = vfs_copy_file_range(dazukofs_lower_file(in), pos_in,
-				  dazukofs_lower_file(out), pos_out, len, flags);
+				  lower_out, pos_out, len, flags);
+	/*
+	 * The VFS does not fall back once a ->copy_file_range exists; some
+	 * lowers refuse where a copy by splicing works (overlayfs, files of
+	 * two layers): splice through the dazukofs files then.
+	 */
+	if (ret == -EXDEV || ret == -EOPNOTSUPP)
+		ret = dazukofs_splice_copy(in, pos_in, out, pos_out, len, flags);
 	dazukofs_copy_attr(file_inode(out));
 	return ret;
 }
@@ -405,6 +419,9 @@ static loff_t dazukofs_remap_file_range(struct file *in, loff_t pos_in,
 
 	if (remap_flags & ~(REMAP_FILE_DEDUP | REMAP_FILE_ADVISORY))
 		return -EINVAL;
+	ret = dazukofs_sync_flags(out, lower_out);
+	if (ret)
+		return ret;
 	if (remap_flags & REMAP_FILE_DEDUP)
 		ret = vfs_dedupe_file_range_one(lower_in, pos_in, lower_out,
 						pos_out, len, remap_flags);
@@ -456,23 +473,49 @@ static bool dazukofs_ioctl_forwarded(unsigned int cmd, bool compat)
 	return false;
 }
 
+/*
+ * Forwarded ioctls that write to the file or the lower superblock: the
+ * lower filesystem checks only that its own mount is writable, so the
+ * dazukofs mount's read-only state is checked here.
+ */
+static bool dazukofs_ioctl_writes(unsigned int cmd)
+{
+	switch (cmd) {
+	case FS_IOC_ENABLE_VERITY:
+	case FS_IOC_SETVERSION:
+	case FS_IOC32_SETVERSION:
+	case FS_IOC_GET_ENCRYPTION_PWSALT:	/* may create the salt */
+		return true;
+	}
+	return false;
+}
+
 static long dazukofs_ioctl(struct file *file, unsigned int cmd,
 			   unsigned long arg, bool compat)
 {
 	struct file *lower = dazukofs_lower_file(file);
+	bool writes = dazukofs_ioctl_writes(cmd);
 	long ret;
 
 	if (!dazukofs_ioctl_forwarded(cmd, compat))
 		return -ENOTTY;
 	if (compat ? !lower->f_op->compat_ioctl : !lower->f_op->unlocked_ioctl)
 		return -ENOTTY;
-	ret = security_file_ioctl(lower, cmd, arg);
+	ret = compat ? security_file_ioctl_compat(lower, cmd, arg) :
+		       security_file_ioctl(lower, cmd, arg);
 	if (ret)
 		return ret;
+	if (writes) {
+		ret = mnt_want_write_file(file);
+		if (ret)
+			return ret;
+	}
 	if (compat)
 		ret = lower->f_op->compat_ioctl(lower, cmd, arg);
 	else
 		ret = lower->f_op->unlocked_ioctl(lower, cmd, arg);
+	if (writes)
+		mnt_drop_write_file(file);
 	dazukofs_copy_attr(file_inode(file));
 	return ret;
 }

@@ -157,7 +157,8 @@ static int dazukofs_fill_super(struct super_block *sb, struct fs_context *fc)
 	sb->s_magic = DAZUKOFS_SUPER_MAGIC;
 	sb->s_op = &dazukofs_sops;
 	sb->s_xattr = dazukofs_xattr_handlers;
-	sb->s_d_op = &dazukofs_dops;
+	sb->s_d_op = dazukofs_lower_case_insensitive(sbi->lower.dentry) ?
+		     &dazukofs_ci_dops : &dazukofs_dops;
 
 	root_inode = dazukofs_iget(sb, d_inode(sbi->lower.dentry));
 	if (IS_ERR(root_inode))

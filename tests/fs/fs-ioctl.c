@@ -5,6 +5,9 @@
  * known list and answers as on the lower; FS_IOC_GETFLAGS is the VFS's own
  * and answers as on the lower; EXT4_IOC_GETSTATE, an ext4 ioctl that is not
  * on the list, succeeds on the lower but gets ENOTTY through the mount.
+ * With a third argument "ro" (UPPER_FILE on a read-only dazukofs mount of
+ * a writable lower), FS_IOC_SETVERSION, a writer on the list, gets EROFS
+ * through the mount and works on the lower.
  * Prints one PASS/FAIL line per check; exits 1 on any FAIL.
  */
 #include <errno.h>
@@ -34,8 +37,22 @@ int main(int argc, char **argv)
 	unsigned int state = 0;
 	int up, low, ret;
 
+	if (argc == 4 && strcmp(argv[3], "ro") == 0) {
+		int version = 7;
+
+		up = open(argv[1], O_RDONLY | O_CLOEXEC);
+		low = open(argv[2], O_RDONLY | O_CLOEXEC);
+		check(up >= 0 && low >= 0 &&
+		      ioctl(low, FS_IOC_SETVERSION, &version) == 0,
+		      "the control: FS_IOC_SETVERSION works on the lower");
+		ret = ioctl(up, FS_IOC_SETVERSION, &version);
+		check(ret == -1 && errno == EROFS,
+		      "FS_IOC_SETVERSION through a read-only mount: EROFS");
+		printf("fs-ioctl: %s\n", failures ? "FAIL" : "PASS");
+		return failures ? 1 : 0;
+	}
 	if (argc != 3) {
-		fprintf(stderr, "usage: %s UPPER_FILE LOWER_FILE\n", argv[0]);
+		fprintf(stderr, "usage: %s UPPER_FILE LOWER_FILE [ro]\n", argv[0]);
 		return 2;
 	}
 	up = open(argv[1], O_RDONLY | O_CLOEXEC);

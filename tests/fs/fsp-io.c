@@ -3,6 +3,7 @@
 #include <limits.h>
 #include <signal.h>
 #include <sys/utsname.h>
+#include <sys/inotify.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -1014,4 +1015,38 @@ void test_etxtbsy_both_ways(void **state)
 	/* Nothing left denied: the file can be written again. */
 	close(OK(open(L("sleep"), O_WRONLY)));
 	close(OK(open(U("sleep"), O_WRONLY)));
+}
+
+/*
+ * A splice into a file of the mount is a write to the lower file: inotify
+ * watchers of the lower see IN_MODIFY, as for write(2).
+ */
+void test_splice_notifies_lower(void **state)
+{
+	union {
+		struct inotify_event ev;
+		char buf[sizeof(struct inotify_event) + NAME_MAX + 1];
+	} u;
+	int in, out, p[2];
+	ssize_t n;
+
+	(void)state;
+	put_str(L("src"), "spliced");
+	put_str(L("dst"), "");
+	in = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	assert_true(in >= 0);
+	OK(inotify_add_watch(in, L("dst"), IN_MODIFY));
+	out = OK(open(U("dst"), O_WRONLY));
+	OK(pipe(p));
+	assert_int_equal(write(p[1], "spliced", 7), 7);
+	assert_int_equal(splice(p[0], NULL, out, NULL, 7, 0), 7);
+	/* The event is queued by the time splice() returns. */
+	n = read(in, u.buf, sizeof(u.buf));
+	assert_true(n >= (ssize_t)sizeof(u.ev));
+	assert_true(u.ev.mask & IN_MODIFY);
+	close(p[0]);
+	close(p[1]);
+	close(out);
+	close(in);
+	assert_content(L("dst"), "spliced");
 }

@@ -113,6 +113,7 @@ void assert_stat_same(const struct stat *a, const struct stat *b);
 	X(mmap_private_read) X(mmap_shared_write) X(mmap_sees_lower_write) \
 	X(mmap_private_write_stays) X(mmap_after_ftruncate) X(mmap_maps_user_path) \
 	X(lower_file_not_counted) X(etxtbsy_both_ways) \
+	X(splice_notifies_lower) \
 	X(page_cache_single_copy) \
 	X(readdir_types) X(readdir_large) X(seekdir_telldir) X(mkdir_) \
 	X(rmdir_) X(unlink_) X(rename_plain) X(rename_over_existing) \

@@ -72,11 +72,18 @@ mount_lower() {
 	rm -f "$W/$1.img"
 	truncate -s 320M "$W/$1.img" || return 1
 	case $1 in
-	ext4) mkfs.ext4 -q -F "$W/$1.img" ;;
+	# without metadata_csum, which turns FS_IOC_SETVERSION off (fs-ioctl ro)
+	ext4) mkfs.ext4 -q -F -O ^metadata_csum "$W/$1.img" ;;
 	xfs) mkfs.xfs -q -f -m reflink=1 "$W/$1.img" ;;
+	vfat) mkfs.vfat "$W/$1.img" >/dev/null ;;
+	exfat) mkfs.exfat "$W/$1.img" >/dev/null ;;
+	ext4-casefold) mkfs.ext4 -q -F -O casefold "$W/$1.img" ;;
 	btrfs) mkfs.btrfs -q -f "$W/$1.img" ;;
 	esac || { fail "mkfs.$1"; return 1; }
 	mount -o loop "$W/$1.img" "$W/lower" || { fail "mount $1"; return 1; }
+	if [ "$1" = ext4-casefold ]; then
+		mkdir "$W/lower/ci" && chattr +F "$W/lower/ci" || { fail "chattr +F"; return 1; }
+	fi
 	mount -t dazukofs "$W/lower" "$W/upper" || { fail "mount dazukofs over $1"; return 1; }
 }
 umount_lower() {
@@ -94,6 +101,13 @@ if mount_lower ext4; then
 		fail "splice/sendfile/copy_file_range into the mount with fsfreeze of the lower"
 	echo "upper-$$" >"$W/upper/ioctl" || fail "write $W/upper/ioctl"
 	"$BIN/fs-ioctl" "$W/upper/ioctl" "$W/lower/ioctl" || fail "ioctl forwarding"
+	if mount -o remount,ro "$W/upper"; then
+		"$BIN/fs-ioctl" "$W/upper/ioctl" "$W/lower/ioctl" ro ||
+			fail "ioctl writers through a read-only mount"
+		mount -o remount,rw "$W/upper" || fail "remount rw"
+	else
+		fail "remount the dazukofs mount read-only"
+	fi
 	umount_lower ext4
 fi
 
@@ -133,6 +147,27 @@ for fs in xfs btrfs; do
 	mount_lower "$fs" || continue
 	"$BIN/fs-reflink" "$W/upper" "$W/lower" || fail "reflinks through dazukofs over $fs"
 	[ "$fs" = btrfs ] && btrfs_identity
+	umount_lower "$fs"
+done
+
+# Case-insensitive lowers: vfat and exfat (removable media) and an ext4
+# casefold directory, through the mount as on the lower.  The debug kernel
+# has no exfat and no unicode tables (its README): skipped there, said so.
+for fs in vfat exfat ext4-casefold; do
+	mod=${fs%-casefold}
+	if ! modprobe "$mod" 2>/dev/null ||
+		{ [ "$fs" = ext4-casefold ] && [ ! -e /sys/fs/ext4/features/casefold ]; }; then
+		case $(uname -r) in
+		*dazukodebug*) echo "guest-sync: SKIP: $fs: the debug kernel lacks it"; continue ;;
+		esac
+		fail "$fs support in the kernel"
+		continue
+	fi
+	mount_lower "$fs" || continue
+	case $fs in
+	ext4-casefold) "$BIN/fs-casefold" "$W/upper/ci" "$W/lower/ci" ;;
+	*) "$BIN/fs-casefold" "$W/upper" "$W/lower" ;;
+	esac || fail "case-insensitive lookups through dazukofs over $fs"
 	umount_lower "$fs"
 done
 

@@ -1,0 +1,426 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dazukofs directories: lookup and the operations that change a directory
+ * (create, link, unlink, mkdir, rmdir, mknod, symlink, rename, tmpfile),
+ * each repeated on the lower directory.
+ *
+ * Locking: the VFS holds the dazukofs directory's i_rwsem as it does for
+ * any filesystem.  Before changing the lower directory, the operations take
+ * write access to the lower mount (mnt_want_write(), which also holds off a
+ * freeze of the lower filesystem) and then the lower directory's i_rwsem,
+ * always in that order, and always after the dazukofs locks.  The lower
+ * filesystem never calls back into dazukofs, so this order is never
+ * reversed.
+ *
+ * The lower directory may be changed directly, behind dazukofs' back.
+ * ->d_revalidate() notices such changes on the next path walk; an operation
+ * that finds the lower dentry moved or replaced between the walk and taking
+ * the lower directory's lock fails with ESTALE, which makes the VFS walk
+ * again with LOOKUP_REVAL.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/fs.h>
+#include <linux/fs_stack.h>
+#include <linux/file.h>
+#include <linux/namei.h>
+
+#include "dazukofs.h"
+
+/*
+ * Give the dazukofs dentry the inode of its (now positive) lower dentry.
+ * A lower filesystem may leave the dentry of a new object negative (the
+ * dazukofs dentry is then dropped, so that the next walk looks it up) or
+ * unhashed (casefold directories keep their new dentries out of the
+ * dcache): the dazukofs dentry then gets the inode, for an open(O_CREAT)
+ * to go on with, but is dropped as well.
+ */
+static int dazukofs_interpose(struct dentry *dentry, struct dentry *lower)
+{
+	struct inode *inode;
+
+	if (d_really_is_negative(lower)) {
+		d_drop(dentry);
+		return 0;
+	}
+	inode = dazukofs_iget(dentry->d_sb, d_inode(lower));
+	if (IS_ERR(inode))
+		return PTR_ERR(inode);
+	d_instantiate(dentry, inode);
+	if (d_unhashed(lower))
+		d_drop(dentry);
+	return 0;
+}
+
+/*
+ * A casefold directory's filesystem (ext4, f2fs) keeps no negative dentry
+ * in it: a lookup of a missing name leaves the dentry unhashed, and the
+ * VFS creates with that dentry, the filesystem's own index catching a
+ * name that exists meanwhile.  Anywhere else an unhashed lower dentry was
+ * dropped, and creating with it could put a second entry of one name into
+ * a filesystem whose only index is the dentry cache (tmpfs).
+ */
+static bool dazukofs_unhashed_negative_ok(struct dentry *lower_dir,
+					  struct dentry *lower)
+{
+	return d_really_is_negative(lower) && IS_CASEFOLDED(d_inode(lower_dir));
+}
+
+/**
+ * dazukofs_lock_lower_parent() - lock the lower directory of a dentry
+ * @dentry: a dazukofs dentry whose parent directory the VFS has locked
+ *
+ * Takes write access to the lower mount and the lower parent's i_rwsem,
+ * and checks that the lower dentry is still in that directory.
+ *
+ * Return: the lower parent, locked, or an ERR_PTR (ESTALE if the lower
+ * dentry moved) with nothing held.
+ */
+static struct dentry *dazukofs_lock_lower_parent(struct dentry *dentry)
+{
+	struct vfsmount *lower_mnt = dazukofs_lower_mnt(dentry->d_sb);
+	struct dentry *lower_dir = dazukofs_lower_dentry(dentry->d_parent);
+	struct dentry *lower = dazukofs_lower_dentry(dentry);
+	int err;
+
+	err = mnt_want_write(lower_mnt);
+	if (err)
+		return ERR_PTR(err);
+	inode_lock_nested(d_inode(lower_dir), I_MUTEX_PARENT);
+	if (lower->d_parent != lower_dir ||
+	    (d_unhashed(lower) && !dazukofs_unhashed_negative_ok(lower_dir,
+								   lower))) {
+		inode_unlock(d_inode(lower_dir));
+		mnt_drop_write(lower_mnt);
+		return ERR_PTR(-ESTALE);
+	}
+	return lower_dir;
+}
+
+static void dazukofs_unlock_lower_parent(struct dentry *dentry,
+					 struct dentry *lower_dir)
+{
+	inode_unlock(d_inode(lower_dir));
+	mnt_drop_write(dazukofs_lower_mnt(dentry->d_sb));
+}
+
+/* Does the dazukofs dentry's inode still belong to its lower dentry? */
+static bool dazukofs_lower_matches(struct dentry *dentry, struct dentry *lower)
+{
+	if (d_really_is_negative(dentry))
+		return d_really_is_negative(lower);
+	return d_inode(lower) == dazukofs_lower_inode(d_inode(dentry));
+}
+
+enum dazukofs_kind { DAZUKOFS_REG, DAZUKOFS_DIR, DAZUKOFS_LNK, DAZUKOFS_NOD };
+
+/* What to make in the lower directory, for dazukofs_make(). */
+struct dazukofs_new {
+	enum dazukofs_kind kind;
+	umode_t mode;
+	dev_t rdev;
+	bool excl;
+	const char *target;
+};
+
+static int dazukofs_make(struct inode *dir, struct dentry *dentry,
+			 const struct dazukofs_new *new)
+{
+	dazukofs_idmap_t *idmap = dazukofs_lower_idmap(dir->i_sb);
+	struct dentry *lower = dazukofs_lower_dentry(dentry);
+	struct dentry *lower_dir;
+	struct inode *lower_dir_inode;
+	int err;
+
+	lower_dir = dazukofs_lock_lower_parent(dentry);
+	if (IS_ERR(lower_dir))
+		return PTR_ERR(lower_dir);
+	lower_dir_inode = d_inode(lower_dir);
+
+	switch (new->kind) {
+	case DAZUKOFS_REG:
+		err = vfs_create(idmap, lower_dir_inode, lower, new->mode,
+				 new->excl);
+		break;
+	case DAZUKOFS_DIR:
+		err = vfs_mkdir(idmap, lower_dir_inode, lower, new->mode);
+		break;
+	case DAZUKOFS_LNK:
+		err = vfs_symlink(idmap, lower_dir_inode, lower, new->target);
+		break;
+	default:
+		err = vfs_mknod(idmap, lower_dir_inode, lower, new->mode,
+				new->rdev);
+		break;
+	}
+	if (!err)
+		err = dazukofs_interpose(dentry, lower);
+	dazukofs_copy_attr(dir);
+	dazukofs_unlock_lower_parent(dentry, lower_dir);
+	return err;
+}
+
+static int dazukofs_create(dazukofs_idmap_t *idmap, struct inode *dir,
+			   struct dentry *dentry, umode_t mode, bool excl)
+{
+	struct dazukofs_new new = {
+		.kind = DAZUKOFS_REG, .mode = mode, .excl = excl,
+	};
+
+	return dazukofs_make(dir, dentry, &new);
+}
+
+static int dazukofs_mkdir(dazukofs_idmap_t *idmap, struct inode *dir,
+			  struct dentry *dentry, umode_t mode)
+{
+	struct dazukofs_new new = { .kind = DAZUKOFS_DIR, .mode = mode };
+
+	return dazukofs_make(dir, dentry, &new);
+}
+
+static int dazukofs_symlink(dazukofs_idmap_t *idmap, struct inode *dir,
+			    struct dentry *dentry, const char *target)
+{
+	struct dazukofs_new new = { .kind = DAZUKOFS_LNK, .target = target };
+
+	return dazukofs_make(dir, dentry, &new);
+}
+
+static int dazukofs_mknod(dazukofs_idmap_t *idmap, struct inode *dir,
+			  struct dentry *dentry, umode_t mode, dev_t rdev)
+{
+	struct dazukofs_new new = {
+		.kind = DAZUKOFS_NOD, .mode = mode, .rdev = rdev,
+	};
+
+	return dazukofs_make(dir, dentry, &new);
+}
+
+static int dazukofs_link(struct dentry *old_dentry, struct inode *dir,
+			 struct dentry *new_dentry)
+{
+	dazukofs_idmap_t *idmap = dazukofs_lower_idmap(dir->i_sb);
+	struct dentry *lower_old = dazukofs_lower_dentry(old_dentry);
+	struct dentry *lower_new = dazukofs_lower_dentry(new_dentry);
+	struct dentry *lower_dir;
+	int err;
+
+	lower_dir = dazukofs_lock_lower_parent(new_dentry);
+	if (IS_ERR(lower_dir))
+		return PTR_ERR(lower_dir);
+	err = -ESTALE;
+	if (dazukofs_lower_matches(old_dentry, lower_old))
+		err = vfs_link(lower_old, idmap, d_inode(lower_dir), lower_new,
+			       NULL);
+	if (!err)
+		err = dazukofs_interpose(new_dentry, lower_new);
+	dazukofs_copy_attr(d_inode(old_dentry));
+	dazukofs_copy_attr(dir);
+	dazukofs_unlock_lower_parent(new_dentry, lower_dir);
+	return err;
+}
+
+static int dazukofs_unlink(struct inode *dir, struct dentry *dentry)
+{
+	dazukofs_idmap_t *idmap = dazukofs_lower_idmap(dir->i_sb);
+	struct dentry *lower = dazukofs_lower_dentry(dentry);
+	struct dentry *lower_dir;
+	int err;
+
+	lower_dir = dazukofs_lock_lower_parent(dentry);
+	if (IS_ERR(lower_dir))
+		return PTR_ERR(lower_dir);
+	/*
+	 * Our own reference makes the lower dentry unhashed rather than
+	 * negative (d_delete()): other users of the dazukofs dentry may still
+	 * look at its lower inode.
+	 */
+	dget(lower);
+	err = -ESTALE;
+	if (dazukofs_lower_matches(dentry, lower))
+		err = vfs_unlink(idmap, d_inode(lower_dir), lower, NULL);
+	dput(lower);
+	dazukofs_copy_attr(d_inode(dentry));
+	dazukofs_copy_attr(dir);
+	dazukofs_unlock_lower_parent(dentry, lower_dir);
+	/* The lower dentry is gone: don't keep a negative one pointing at it. */
+	if (!err)
+		d_drop(dentry);
+	return err;
+}
+
+static int dazukofs_rmdir(struct inode *dir, struct dentry *dentry)
+{
+	dazukofs_idmap_t *idmap = dazukofs_lower_idmap(dir->i_sb);
+	struct dentry *lower = dazukofs_lower_dentry(dentry);
+	struct dentry *lower_dir;
+	int err;
+
+	lower_dir = dazukofs_lock_lower_parent(dentry);
+	if (IS_ERR(lower_dir))
+		return PTR_ERR(lower_dir);
+	dget(lower);	/* as in dazukofs_unlink() */
+	err = -ESTALE;
+	if (dazukofs_lower_matches(dentry, lower))
+		err = vfs_rmdir(idmap, d_inode(lower_dir), lower);
+	dput(lower);
+	dazukofs_copy_attr(d_inode(dentry));
+	dazukofs_copy_attr(dir);
+	dazukofs_unlock_lower_parent(dentry, lower_dir);
+	if (!err)
+		d_drop(dentry);
+	return err;
+}
+
+static int dazukofs_rename(dazukofs_idmap_t *idmap, struct inode *old_dir,
+			   struct dentry *old_dentry, struct inode *new_dir,
+			   struct dentry *new_dentry, unsigned int flags)
+{
+	struct vfsmount *lower_mnt = dazukofs_lower_mnt(old_dir->i_sb);
+	struct dentry *lower_old = dazukofs_lower_dentry(old_dentry);
+	struct dentry *lower_new = dazukofs_lower_dentry(new_dentry);
+	struct dentry *lower_old_dir = dazukofs_lower_dentry(old_dentry->d_parent);
+	struct dentry *lower_new_dir = dazukofs_lower_dentry(new_dentry->d_parent);
+	struct renamedata rd = {};
+	struct dentry *trap;
+	int err;
+
+	err = mnt_want_write(lower_mnt);
+	if (err)
+		return err;
+	trap = lock_rename(lower_old_dir, lower_new_dir);
+	if (IS_ERR(trap)) {
+		err = PTR_ERR(trap);
+		goto out_drop_write;
+	}
+
+	err = -ESTALE;
+	if (lower_old->d_parent != lower_old_dir || d_unhashed(lower_old) ||
+	    !dazukofs_lower_matches(old_dentry, lower_old))
+		goto out_unlock;
+	if (lower_new->d_parent != lower_new_dir ||
+	    (d_unhashed(lower_new) &&
+	     !dazukofs_unhashed_negative_ok(lower_new_dir, lower_new)) ||
+	    !dazukofs_lower_matches(new_dentry, lower_new))
+		goto out_unlock;
+	/* The VFS made these checks on dazukofs; the lower may differ. */
+	err = -EINVAL;
+	if (trap == lower_old)
+		goto out_unlock;
+	err = -ENOTEMPTY;
+	if (trap == lower_new)
+		goto out_unlock;
+
+	dazukofs_rename_idmap(&rd, dazukofs_mnt_idmap(lower_mnt));
+	rd.old_dir = d_inode(lower_old_dir);
+	rd.old_dentry = lower_old;
+	rd.new_dir = d_inode(lower_new_dir);
+	rd.new_dentry = lower_new;
+	rd.flags = flags;
+	err = vfs_rename(&rd);
+
+	dazukofs_copy_attr(old_dir);
+	if (new_dir != old_dir)
+		dazukofs_copy_attr(new_dir);
+	if (d_really_is_positive(new_dentry))
+		dazukofs_copy_attr(d_inode(new_dentry));
+out_unlock:
+	unlock_rename(lower_old_dir, lower_new_dir);
+out_drop_write:
+	mnt_drop_write(lower_mnt);
+	return err;
+}
+
+static int dazukofs_tmpfile(dazukofs_idmap_t *idmap, struct inode *dir,
+			    struct file *file, umode_t mode)
+{
+	struct dentry *dentry = file->f_path.dentry;
+	struct vfsmount *lower_mnt = dazukofs_lower_mnt(dir->i_sb);
+	struct path lower_parent = {
+		.mnt = lower_mnt,
+		.dentry = dazukofs_lower_dentry(dentry->d_parent),
+	};
+	struct file *lower_file;
+	struct inode *inode;
+	int err;
+
+	err = mnt_want_write(lower_mnt);
+	if (err)
+		return err;
+	lower_file = dazukofs_tmpfile_open(dazukofs_mnt_idmap(lower_mnt),
+					   &lower_parent, mode, file->f_flags,
+					   current_cred());
+	mnt_drop_write(lower_mnt);
+	if (IS_ERR(lower_file))
+		return PTR_ERR(lower_file);
+
+	inode = dazukofs_iget(dir->i_sb, file_inode(lower_file));
+	if (IS_ERR(inode)) {
+		err = PTR_ERR(inode);
+		goto out;
+	}
+	dentry->d_fsdata = dget(lower_file->f_path.dentry);
+	/* d_tmpfile() drops the link count the new inode is born with. */
+	set_nlink(inode, 1);
+	d_tmpfile(file, inode);
+	/* Open it as any dazukofs file: through a lower file of its own. */
+	err = finish_open_simple(file, 0);
+out:
+	fput(lower_file);
+	return err;
+}
+
+static struct dentry *dazukofs_lookup(struct inode *dir, struct dentry *dentry,
+				      unsigned int flags)
+{
+	struct dentry *lower_dir = dazukofs_lower_dentry(dentry->d_parent);
+	struct dentry *lower;
+	struct inode *inode = NULL;
+
+	lower = lookup_one_unlocked(dazukofs_lower_idmap(dir->i_sb),
+				    dentry->d_name.name, lower_dir,
+				    dentry->d_name.len);
+	if (IS_ERR(lower))
+		return ERR_CAST(lower);
+	/*
+	 * An automount point (NFS crossmnt and referrals, virtiofs and SMB
+	 * DFS submounts, debugfs' tracing, autofs) is refused, as overlayfs
+	 * does: dazukofs does not follow mounts on the lower.
+	 */
+	if (unlikely(READ_ONCE(lower->d_flags) &
+		     (DCACHE_NEED_AUTOMOUNT | DCACHE_MANAGE_TRANSIT))) {
+		pr_notice_ratelimited("%pd is an automount point on the lower filesystem: not supported through dazukofs\n",
+				      lower);
+		dput(lower);
+		return ERR_PTR(-EREMOTE);
+	}
+
+	dentry->d_fsdata = lower;
+	if (d_really_is_positive(lower)) {
+		inode = dazukofs_iget(dir->i_sb, d_inode(lower));
+		if (IS_ERR(inode))
+			return ERR_CAST(inode);
+	}
+	return d_splice_alias(inode, dentry);
+}
+
+const struct inode_operations dazukofs_dir_iops = {
+	.lookup		= dazukofs_lookup,
+	.create		= dazukofs_create,
+	.link		= dazukofs_link,
+	.unlink		= dazukofs_unlink,
+	.symlink	= dazukofs_symlink,
+	.mkdir		= dazukofs_mkdir,
+	.rmdir		= dazukofs_rmdir,
+	.mknod		= dazukofs_mknod,
+	.rename		= dazukofs_rename,
+	.tmpfile	= dazukofs_tmpfile,
+	.permission	= dazukofs_permission,
+	.setattr	= dazukofs_setattr,
+	.getattr	= dazukofs_getattr,
+	.listxattr	= dazukofs_listxattr,
+	.fileattr_get	= dazukofs_fileattr_get,
+	.fileattr_set	= dazukofs_fileattr_set,
+	DAZUKOFS_ACL_IOPS
+};
