@@ -137,6 +137,15 @@ static int dazukofs_make(struct inode *dir, struct dentry *dentry,
 	if (IS_ERR(lower_dir))
 		return PTR_ERR(lower_dir);
 	lower_dir_inode = d_inode(lower_dir);
+	/*
+	 * Made in the lower since the lookup: the VFS looks again (ESTALE
+	 * makes it walk with LOOKUP_REVAL), so that open(O_CREAT) opens the
+	 * file as on the lower, where it would not fail with EEXIST.
+	 */
+	if (!dazukofs_lower_matches(dentry, lower)) {
+		err = -ESTALE;
+		goto out;
+	}
 
 	switch (new->kind) {
 	case DAZUKOFS_REG:
@@ -157,6 +166,7 @@ static int dazukofs_make(struct inode *dir, struct dentry *dentry,
 	if (!err)
 		err = dazukofs_interpose(dentry, lower);
 	dazukofs_copy_attr(dir);
+out:
 	dazukofs_unlock_lower_parent(dentry, lower_dir);
 	return err;
 }

@@ -99,6 +99,8 @@ umount_lower() {
 if mount_lower ext4; then
 	"$BIN/fs-lockorder" "$W/upper" "$W/lower" 8 ||
 		fail "splice/sendfile/copy_file_range into the mount with fsfreeze of the lower"
+	"$BIN/fs-create-race" "$W/upper" "$W/lower" 8 ||
+		fail "open(O_CREAT) through the mount racing creates in the lower"
 	echo "upper-$$" >"$W/upper/ioctl" || fail "write $W/upper/ioctl"
 	"$BIN/fs-ioctl" "$W/upper/ioctl" "$W/lower/ioctl" || fail "ioctl forwarding"
 	if mount -o remount,ro "$W/upper"; then
