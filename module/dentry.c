@@ -9,6 +9,7 @@
 #include <linux/fs.h>
 #include <linux/namei.h>
 #include <linux/rcupdate.h>
+#include <linux/unicode.h>
 
 #include "dazukofs.h"
 
@@ -87,12 +88,15 @@ static int dazukofs_d_revalidate(struct dentry *dentry, unsigned int flags)
 		return 0;
 	if (IS_ROOT(dentry))
 		return 1;
-	if (ci && (flags & LOOKUP_RCU))
-		return -ECHILD;
 	if (!dazukofs_lower_current(dentry, lower))
 		return 0;
-	if (ci && !dazukofs_same_name_ci(dentry, lower))
-		return 0;
+	/* The same spelling needs no lock; another one leaves RCU mode. */
+	if (ci && !dazukofs_same_name(dentry, lower)) {
+		if (flags & LOOKUP_RCU)
+			return -ECHILD;
+		if (!dazukofs_same_name_ci(dentry, lower))
+			return 0;
+	}
 	if (lower->d_flags & DCACHE_OP_REVALIDATE)
 		valid = lower->d_op->d_revalidate(lower, flags);
 	if (valid > 0 && !(flags & LOOKUP_RCU) && d_really_is_positive(dentry))
@@ -135,8 +139,23 @@ static int dazukofs_d_hash(const struct dentry *dentry, struct qstr *name)
 {
 	const struct dentry *lower = dazukofs_lower_dentry(dentry);
 
-	if (lower && (lower->d_flags & DCACHE_OP_HASH))
+	if (!lower)
+		return 0;
+	if (lower->d_flags & DCACHE_OP_HASH)
 		return lower->d_op->d_hash(lower, name);
+#if IS_ENABLED(CONFIG_UNICODE)
+	/*
+	 * 6.1's ext4 sets its dentry operations at lookup only, so the root
+	 * and reconnected directories have none: hash as it would.
+	 */
+	if (lower->d_sb->s_encoding) {
+		const struct inode *lower_dir = d_inode_rcu(lower);
+
+		if (lower_dir && IS_CASEFOLDED(lower_dir))
+			return utf8_casefold_hash(lower->d_sb->s_encoding,
+						  lower, name);
+	}
+#endif
 	return 0;
 }
 

@@ -53,18 +53,39 @@ static int dazukofs_interpose(struct dentry *dentry, struct dentry *lower)
 	return 0;
 }
 
-/*
+/**
+ * dazukofs_unhashed_negative_ok() - may a create use this lower dentry?
+ * @dentry: the dazukofs dentry of the new name
+ * @lower_dir: its lower parent, locked
+ * @lower: its lower dentry, unhashed
+ *
  * A casefold directory's filesystem (ext4, f2fs) keeps no negative dentry
  * in it: a lookup of a missing name leaves the dentry unhashed, and the
- * VFS creates with that dentry, the filesystem's own index catching a
- * name that exists meanwhile.  Anywhere else an unhashed lower dentry was
- * dropped, and creating with it could put a second entry of one name into
- * a filesystem whose only index is the dentry cache (tmpfs).
+ * VFS creates with that dentry under the directory lock it took for the
+ * lookup.  Ours was looked up before the lock, and the filesystem's index
+ * would not catch a name made meanwhile (ext4 adds a second entry), so the
+ * name is looked up again under the lock.  Anywhere else an unhashed lower
+ * dentry was dropped: the caller returns ESTALE and the VFS walks again.
+ *
+ * Return: true if @lower may be created with.
  */
-static bool dazukofs_unhashed_negative_ok(struct dentry *lower_dir,
+static bool dazukofs_unhashed_negative_ok(struct dentry *dentry,
+					  struct dentry *lower_dir,
 					  struct dentry *lower)
 {
-	return d_really_is_negative(lower) && IS_CASEFOLDED(d_inode(lower_dir));
+	struct dentry *again;
+	bool missing;
+
+	lockdep_assert_held(&d_inode(lower_dir)->i_rwsem);
+	if (!d_really_is_negative(lower) || !IS_CASEFOLDED(d_inode(lower_dir)))
+		return false;
+	again = lookup_one(dazukofs_lower_idmap(dentry->d_sb),
+			   dentry->d_name.name, lower_dir, dentry->d_name.len);
+	if (IS_ERR(again))
+		return false;
+	missing = d_really_is_negative(again);
+	dput(again);
+	return missing;
 }
 
 /**
@@ -89,8 +110,8 @@ static struct dentry *dazukofs_lock_lower_parent(struct dentry *dentry)
 		return ERR_PTR(err);
 	inode_lock_nested(d_inode(lower_dir), I_MUTEX_PARENT);
 	if (lower->d_parent != lower_dir ||
-	    (d_unhashed(lower) && !dazukofs_unhashed_negative_ok(lower_dir,
-								   lower))) {
+	    (d_unhashed(lower) &&
+	     !dazukofs_unhashed_negative_ok(dentry, lower_dir, lower))) {
 		inode_unlock(d_inode(lower_dir));
 		mnt_drop_write(lower_mnt);
 		return ERR_PTR(-ESTALE);
@@ -311,7 +332,8 @@ static int dazukofs_rename(dazukofs_idmap_t *idmap, struct inode *old_dir,
 		goto out_unlock;
 	if (lower_new->d_parent != lower_new_dir ||
 	    (d_unhashed(lower_new) &&
-	     !dazukofs_unhashed_negative_ok(lower_new_dir, lower_new)) ||
+	     !dazukofs_unhashed_negative_ok(new_dentry, lower_new_dir,
+					    lower_new)) ||
 	    !dazukofs_lower_matches(new_dentry, lower_new))
 		goto out_unlock;
 	/* The VFS made these checks on dazukofs; the lower may differ. */

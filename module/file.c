@@ -574,6 +574,9 @@ static int dazukofs_iterate_shared(struct file *file, struct dir_context *ctx)
 const struct file_operations dazukofs_dir_fops = {
 	.open		= dazukofs_open,
 	.release	= dazukofs_release,
+	.flush		= dazukofs_flush,
+	.lock		= dazukofs_lock,
+	.flock		= dazukofs_flock,
 	.llseek		= dazukofs_llseek,
 	.read		= generic_read_dir,
 	.iterate_shared	= dazukofs_iterate_shared,

@@ -7,8 +7,9 @@
  * dazukofs inode.
  *
  * A lock request names its file and its owner; both are translated to the
- * lower file for the call and put back after it, because the VFS still
- * owns the request (a blocked F_SETLKW waits on it and retries).  Locks the
+ * lower file for the call and put back after it (see
+ * dazukofs_lock_restore() for when not), because the VFS still owns the
+ * request.  Locks the
  * lower stores are copies that name the lower file, and they go with it:
  * POSIX locks at each close (dazukofs_flush()), OFD and flock locks when
  * the lower file is released, as for any file.
@@ -42,11 +43,25 @@ static struct dazukofs_lock_saved dazukofs_lock_to_lower(struct file *file,
 	return saved;
 }
 
-static void dazukofs_lock_restore(struct file_lock *fl,
-				  const struct dazukofs_lock_saved *saved)
+/*
+ * Put back what dazukofs_lock_to_lower() changed, but only where it still
+ * holds the lower's values: F_GETLK answers in @fl with the conflicting
+ * lock's owner (with a reference its lock manager drops when @fl is
+ * freed) and no file, which must stay.  A request the lower queued
+ * (FILE_LOCK_DEFERRED) keeps the lower's values: it waits in the lower's
+ * lists, where deadlock detection and conflicts go by its owner, and the
+ * VFS only retries it, which translates again to the same values.
+ */
+static void dazukofs_lock_restore(struct file_lock *fl, struct file *lower,
+				  const struct dazukofs_lock_saved *saved,
+				  int err)
 {
-	*dazukofs_fl_file(fl) = saved->file;
-	*dazukofs_fl_owner(fl) = saved->owner;
+	if (err == FILE_LOCK_DEFERRED)
+		return;
+	if (*dazukofs_fl_file(fl) == lower)
+		*dazukofs_fl_file(fl) = saved->file;
+	if (*dazukofs_fl_owner(fl) == lower && saved->owner != lower)
+		*dazukofs_fl_owner(fl) = saved->owner;
 }
 
 /**
@@ -72,7 +87,7 @@ int dazukofs_lock(struct file *file, int cmd, struct file_lock *fl)
 		err = vfs_cancel_lock(lower, fl);
 	else
 		err = vfs_lock_file(lower, cmd, fl, NULL);
-	dazukofs_lock_restore(fl, &saved);
+	dazukofs_lock_restore(fl, lower, &saved, err);
 	return err;
 }
 
@@ -96,6 +111,6 @@ int dazukofs_flock(struct file *file, int cmd, struct file_lock *fl)
 		err = lower->f_op->flock(lower, cmd, fl);
 	else
 		err = locks_lock_file_wait(lower, fl);
-	dazukofs_lock_restore(fl, &saved);
+	dazukofs_lock_restore(fl, lower, &saved, err);
 	return err;
 }

@@ -665,6 +665,25 @@ static int child_can_posix_lock(pid_t parent)
 	return 0;
 }
 
+/* In a child: F_GETLK through the mount sees the parent's lower lock. */
+static int child_getlk_through_mount(pid_t parent)
+{
+	struct flock fl = { .l_type = F_RDLCK, .l_whence = SEEK_SET,
+			    .l_start = 5, .l_len = 1 };
+	int fd = open(U("f"), O_RDWR);
+
+	CHK(fd >= 0);
+	CHK(fcntl(fd, F_GETLK, &fl) == 0);
+	CHK(fl.l_type == F_WRLCK && fl.l_pid == parent);
+	CHK(fl.l_start == 0 && fl.l_len == 10);
+	/* Nothing is left held: the same call, again. */
+	fl = (struct flock){ .l_type = F_RDLCK, .l_whence = SEEK_SET,
+			     .l_start = 5, .l_len = 1 };
+	CHK(fcntl(fd, F_GETLK, &fl) == 0 && fl.l_type == F_WRLCK);
+	close(fd);
+	return 0;
+}
+
 static int child_status(int (*fn)(pid_t), pid_t arg)
 {
 	int status;
@@ -719,7 +738,23 @@ void test_locks_are_the_lowers(void **state)
 	close(up);
 	close(low);
 
-	/* flock: the same, both ways. */
+	/* F_GETLK through the mount reports a lock taken on the lower. */
+	low = OK(open(L("f"), O_RDWR));
+	wr = (struct flock){ .l_type = F_WRLCK, .l_whence = SEEK_SET,
+			     .l_start = 0, .l_len = 10 };
+	OK(fcntl(low, F_SETLK, &wr));
+	assert_int_equal(child_status(child_getlk_through_mount, getpid()), 0);
+	close(low);
+
+	/* flock, also on a directory: the same, both ways. */
+	up = OK(open(U("."), O_RDONLY | O_DIRECTORY));
+	low = OK(open(L("."), O_RDONLY | O_DIRECTORY));
+	OK(flock(up, LOCK_EX));
+	assert_errno(flock(low, LOCK_SH | LOCK_NB), EWOULDBLOCK);
+	close(up);
+	OK(flock(low, LOCK_SH | LOCK_NB));
+	close(low);
+
 	up = OK(open(U("f"), O_RDWR));
 	low = OK(open(L("f"), O_RDWR));
 	OK(flock(up, LOCK_EX));
