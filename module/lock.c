@@ -47,19 +47,21 @@ static struct dazukofs_lock_saved dazukofs_lock_to_lower(struct file *file,
  * Put back what dazukofs_lock_to_lower() changed, but only where it still
  * holds the lower's values: F_GETLK answers in @fl with the conflicting
  * lock's owner (with a reference its lock manager drops when @fl is
- * freed) and no file, which must stay.  A request the lower queued
- * (FILE_LOCK_DEFERRED) keeps the lower's values: it waits in the lower's
- * lists, where deadlock detection and conflicts go by its owner, and the
- * VFS only retries it, which translates again to the same values.
+ * freed) and no file, which must stay.  The file always goes back: the
+ * VFS retries a request the lower queued (FILE_LOCK_DEFERRED) on the
+ * dazukofs file, and 6.12's vfs_lock_file() warns unless the request
+ * names it.  The owner of a queued request stays the lower's: it waits in
+ * the lower's lists, where deadlock detection and conflicts go by owner,
+ * and the retry translates to the same value again.
  */
 static void dazukofs_lock_restore(struct file_lock *fl, struct file *lower,
 				  const struct dazukofs_lock_saved *saved,
 				  int err)
 {
-	if (err == FILE_LOCK_DEFERRED)
-		return;
 	if (*dazukofs_fl_file(fl) == lower)
 		*dazukofs_fl_file(fl) = saved->file;
+	if (err == FILE_LOCK_DEFERRED)
+		return;
 	if (*dazukofs_fl_owner(fl) == lower && saved->owner != lower)
 		*dazukofs_fl_owner(fl) = saved->owner;
 }

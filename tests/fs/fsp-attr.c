@@ -6,6 +6,7 @@
 #include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
+#include <time.h>
 #include <linux/fs.h>
 
 /* ---- xattrs ---- */
@@ -665,6 +666,34 @@ static int child_can_posix_lock(pid_t parent)
 	return 0;
 }
 
+/* In a child: F_SETLKW through the mount waits for the parent's lock. */
+static int child_setlkw_through_mount(pid_t parent)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
+			    .l_start = 0, .l_len = 10 };
+	int fd = open(U("f"), O_RDWR);
+
+	(void)parent;
+	CHK(fd >= 0);
+	CHK(fcntl(fd, F_SETLKW, &fl) == 0);
+	close(fd);
+	return 0;
+}
+
+/* Is a lock request waiting (a "->" line in /proc/locks)? */
+static bool lock_waiter_queued(void)
+{
+	char line[256];
+	bool found = false;
+	FILE *f = fopen("/proc/locks", "re");
+
+	assert_non_null(f);
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, "->") != NULL;
+	fclose(f);
+	return found;
+}
+
 /* In a child: F_GETLK through the mount sees the parent's lower lock. */
 static int child_getlk_through_mount(pid_t parent)
 {
@@ -745,6 +774,29 @@ void test_locks_are_the_lowers(void **state)
 	OK(fcntl(low, F_SETLK, &wr));
 	assert_int_equal(child_status(child_getlk_through_mount, getpid()), 0);
 	close(low);
+
+	/* F_SETLKW through the mount waits on the lower lock, then gets it. */
+	low = OK(open(L("f"), O_RDWR));
+	wr = (struct flock){ .l_type = F_WRLCK, .l_whence = SEEK_SET,
+			     .l_start = 0, .l_len = 10 };
+	OK(fcntl(low, F_SETLK, &wr));
+	{
+		struct timespec pause = { 0, 10 * 1000 * 1000 };
+		int status, i;
+		pid_t pid;
+
+		fflush(NULL);
+		pid = fork();
+		assert_true(pid >= 0);
+		if (pid == 0)
+			_exit(child_setlkw_through_mount(0));
+		for (i = 0; i < 3000 && !lock_waiter_queued(); i++)
+			nanosleep(&pause, NULL);
+		assert_true(lock_waiter_queued());
+		close(low);	/* releases the lock: the child's wait ends */
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	}
 
 	/* flock, also on a directory: the same, both ways. */
 	up = OK(open(U("."), O_RDONLY | O_DIRECTORY));
