@@ -466,11 +466,6 @@ bool dazukofs_lower_case_insensitive(const struct dentry *lower);
 
 /* file.c */
 /* lock.c */
-struct dazukofs_lock_saved {
-	struct file *file;
-	fl_owner_t owner;
-};
-
 int dazukofs_lock(struct file *file, int cmd, struct file_lock *fl);
 int dazukofs_flock(struct file *file, int cmd, struct file_lock *fl);
 

@@ -38,11 +38,13 @@ static bool dazukofs_same_name(const struct dentry *dentry,
 
 /*
  * Is the lower dentry still what the dazukofs dentry was made from: in the
- * parent's lower directory, under the same name, with the same inode (or
- * still negative)?  Only cheap loads: this runs on every path walk through
- * the mount, also in RCU mode.
+ * parent's lower directory, under the same name (@ci: the caller compares
+ * names the lower's way), with the same inode (or still negative)?  Only
+ * cheap loads: this runs on every path walk through the mount, also in RCU
+ * mode.
  */
-static bool dazukofs_lower_current(struct dentry *dentry, struct dentry *lower)
+static bool dazukofs_lower_current(struct dentry *dentry, struct dentry *lower,
+				   bool ci)
 {
 	struct dentry *parent = READ_ONCE(dentry->d_parent);
 	struct inode *inode = d_inode_rcu(dentry);
@@ -55,8 +57,7 @@ static bool dazukofs_lower_current(struct dentry *dentry, struct dentry *lower)
 	if (inode ? lower_inode != dazukofs_lower_inode(inode) : !!lower_inode)
 		return false;
 	/* A case-insensitive lower's names are compared by the caller. */
-	return (dentry->d_flags & DCACHE_OP_COMPARE) ||
-	       dazukofs_same_name(dentry, lower);
+	return ci || dazukofs_same_name(dentry, lower);
 }
 
 /*
@@ -88,7 +89,7 @@ static int dazukofs_d_revalidate(struct dentry *dentry, unsigned int flags)
 		return 0;
 	if (IS_ROOT(dentry))
 		return 1;
-	if (!dazukofs_lower_current(dentry, lower))
+	if (!dazukofs_lower_current(dentry, lower, ci))
 		return 0;
 	/* The same spelling needs no lock; another one leaves RCU mode. */
 	if (ci && !dazukofs_same_name(dentry, lower)) {

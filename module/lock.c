@@ -24,6 +24,12 @@
 
 #include "dazukofs.h"
 
+/* What a lock request named before it was pointed at the lower file. */
+struct dazukofs_lock_saved {
+	struct file *file;
+	fl_owner_t owner;
+};
+
 /*
  * Point @fl at @lower for a call, and its owner too where the dazukofs
  * file owns it (OFD and flock locks); returns what to put back.

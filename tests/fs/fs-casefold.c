@@ -20,14 +20,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int failures;
+#include "fs-check.h"
 
-static void check(int ok, const char *what)
-{
-	printf("fs-casefold: %s: %s\n", ok ? "PASS" : "FAIL", what);
-	if (!ok)
-		failures++;
-}
+#define check(ok, what) check_as("fs-casefold", (ok), (what))
 
 static const char *at(const char *dir, const char *name)
 {
@@ -160,6 +155,5 @@ int main(int argc, char **argv)
 	check(before >= 0 && after - before < 64,
 	      "lookups in 4096 spellings add no dentry per spelling");
 
-	printf("fs-casefold: %s\n", failures ? "FAIL" : "PASS");
-	return failures ? 1 : 0;
+	return check_done("fs-casefold");
 }

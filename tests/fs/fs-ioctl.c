@@ -18,17 +18,12 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "fs-check.h"
+
 /* fs/ext4/ext4.h; not in any UAPI header */
 #define EXT4_IOC_GETSTATE _IOW('f', 41, unsigned int)
 
-static int failures;
-
-static void check(int ok, const char *what)
-{
-	printf("fs-ioctl: %s: %s\n", ok ? "PASS" : "FAIL", what);
-	if (!ok)
-		failures++;
-}
+#define check(ok, what) check_as("fs-ioctl", (ok), (what))
 
 int main(int argc, char **argv)
 {
@@ -48,8 +43,7 @@ int main(int argc, char **argv)
 		ret = ioctl(up, FS_IOC_SETVERSION, &version);
 		check(ret == -1 && errno == EROFS,
 		      "FS_IOC_SETVERSION through a read-only mount: EROFS");
-		printf("fs-ioctl: %s\n", failures ? "FAIL" : "PASS");
-		return failures ? 1 : 0;
+		return check_done("fs-ioctl");
 	}
 	if (argc != 3) {
 		fprintf(stderr, "usage: %s UPPER_FILE LOWER_FILE [ro]\n", argv[0]);
@@ -76,6 +70,5 @@ int main(int argc, char **argv)
 	      "EXT4_IOC_GETSTATE, not on the list, gets ENOTTY through the mount");
 	close(up);
 	close(low);
-	printf("fs-ioctl: %s\n", failures ? "FAIL" : "PASS");
-	return failures ? 1 : 0;
+	return check_done("fs-ioctl");
 }

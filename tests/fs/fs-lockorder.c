@@ -47,6 +47,8 @@ struct shared {
 struct worker {
 	const char *name;
 	void *(*fn)(void *);
+	const char *dir;	/* for splice_into(): where, and which file */
+	const char *file;
 	struct shared *sh;
 	long done;		/* successful operations */
 	pthread_t thread;
@@ -108,22 +110,11 @@ static void splice_from_pipe(struct worker *w, int fd)
 	}
 }
 
-static void *splice_upper(void *arg)
+/* Splices into a file of the directory the worker names (mount or lower). */
+static void *splice_into(void *arg)
 {
 	struct worker *w = arg;
-	int fd = open_in(w->sh, w->sh->upper, "spliced-upper", O_WRONLY | O_CREAT);
-
-	if (fd >= 0) {
-		splice_from_pipe(w, fd);
-		close(fd);
-	}
-	return NULL;
-}
-
-static void *splice_lower(void *arg)
-{
-	struct worker *w = arg;
-	int fd = open_in(w->sh, w->sh->lower, "spliced-lower", O_WRONLY | O_CREAT);
+	int fd = open_in(w->sh, w->dir, w->file, O_WRONLY | O_CREAT);
 
 	if (fd >= 0) {
 		splice_from_pipe(w, fd);
@@ -271,8 +262,10 @@ int main(int argc, char **argv)
 {
 	struct shared sh = { 0 };
 	struct worker workers[] = {
-		{ .name = "splice into the mount", .fn = splice_upper },
-		{ .name = "splice into the lower", .fn = splice_lower },
+		{ .name = "splice into the mount", .fn = splice_into,
+		  .dir = argv[1], .file = "spliced-upper" },
+		{ .name = "splice into the lower", .fn = splice_into,
+		  .dir = argv[2], .file = "spliced-lower" },
 		{ .name = "sendfile into the mount", .fn = sendfile_upper },
 		{ .name = "copy_file_range in the mount", .fn = copy_upper },
 		{ .name = "fsfreeze of the lower", .fn = freezer },

@@ -18,16 +18,11 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "fs-check.h"
+
 #define LEN (256 * 1024)	/* a multiple of every block size */
 
-static int failures;
-
-static void check(int ok, const char *what)
-{
-	printf("fs-reflink: %s: %s\n", ok ? "PASS" : "FAIL", what);
-	if (!ok)
-		failures++;
-}
+#define check(ok, what) check_as("fs-reflink", (ok), (what))
 
 static int open_at(const char *dir, const char *name, int flags)
 {
@@ -159,6 +154,5 @@ int main(int argc, char **argv)
 	/* The control: the lower itself shares extents, or this proves nothing. */
 	exercise(argv[2], argv[2], "on the lower", data);
 	exercise(argv[1], argv[2], "through dazukofs", data);
-	printf("fs-reflink: %s\n", failures ? "FAIL" : "PASS");
-	return failures ? 1 : 0;
+	return check_done("fs-reflink");
 }
