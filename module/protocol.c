@@ -9,7 +9,8 @@
 
 #include "protocol.h"
 
-#define DAZUKOFS_INT_MAX 0x7fffffffUL
+#define DAZUKOFS_INT_MAX 0x7fffffffULL
+#define DAZUKOFS_LLONG_MAX 0x7fffffffffffffffULL
 
 struct dazukofs_cursor {
 	const char *pos;
@@ -28,18 +29,19 @@ static int take_literal(struct dazukofs_cursor *c, const char *lit)
 	return 0;
 }
 
-/* One or more decimal digits, no sign, no overflow. */
-static int take_ulong(struct dazukofs_cursor *c, unsigned long *out)
+/* One or more decimal digits, no sign, at most @max. */
+static int take_number(struct dazukofs_cursor *c, unsigned long long max,
+		       unsigned long long *out)
 {
-	unsigned long value = 0;
+	unsigned long long value = 0;
 	const char *p = c->pos;
 
 	if (p == c->end || *p < '0' || *p > '9')
 		return -1;
 	for (; p != c->end && *p >= '0' && *p <= '9'; p++) {
-		unsigned long digit = (unsigned long)(*p - '0');
+		unsigned long long digit = (unsigned long long)(*p - '0');
 
-		if (value > (~0UL - digit) / 10)
+		if (value > (max - digit) / 10)
 			return -1;
 		value = value * 10 + digit;
 	}
@@ -48,13 +50,50 @@ static int take_ulong(struct dazukofs_cursor *c, unsigned long *out)
 	return 0;
 }
 
+static int take_ulong(struct dazukofs_cursor *c, unsigned long *out)
+{
+	unsigned long long value;
+
+	if (take_number(c, ~0UL, &value))
+		return -1;
+	*out = (unsigned long)value;
+	return 0;
+}
+
+static int take_uint(struct dazukofs_cursor *c, unsigned int *out)
+{
+	unsigned long long value;
+
+	if (take_number(c, ~0U, &value))
+		return -1;
+	*out = (unsigned int)value;
+	return 0;
+}
+
 static int take_int(struct dazukofs_cursor *c, int *out)
 {
-	unsigned long value;
+	unsigned long long value;
 
-	if (take_ulong(c, &value) || value > DAZUKOFS_INT_MAX)
+	if (take_number(c, DAZUKOFS_INT_MAX, &value))
 		return -1;
 	*out = (int)value;
+	return 0;
+}
+
+/* An int that may be negative, down to -DAZUKOFS_INT_MAX. */
+static int take_signed_int(struct dazukofs_cursor *c, int *out)
+{
+	int negative = c->pos != c->end && *c->pos == '-';
+
+	if (negative)
+		c->pos++;
+	if (take_int(c, out))
+		return -1;
+	if (negative) {
+		if (!*out)
+			return -1;	/* "-0" */
+		*out = -*out;
+	}
 	return 0;
 }
 
@@ -89,7 +128,7 @@ static void put_str(struct dazukofs_writer *w, const char *s)
 	}
 }
 
-static void put_ulong(struct dazukofs_writer *w, unsigned long value)
+static void put_ulong(struct dazukofs_writer *w, unsigned long long value)
 {
 	char digits[24];
 	int n = 0;
@@ -230,4 +269,213 @@ int dazukofs_proto_parse_response(const char *buf, size_t len,
 	*verdict = r;
 	*remember = keep;
 	return 0;
+}
+
+/* Format 2's event types, by name. */
+static const struct {
+	unsigned int type;
+	const char *name;
+} dazukofs_record_types[] = {
+	{ DAZUKOFS_EVENT_OPEN, DAZUKOFS_EVENT_NAME_OPEN },
+	{ DAZUKOFS_EVENT_EXEC, DAZUKOFS_EVENT_NAME_EXEC },
+	{ DAZUKOFS_EVENT_CLOSE_WRITE, DAZUKOFS_EVENT_NAME_CLOSE_WRITE },
+};
+
+#define DAZUKOFS_NR_RECORD_TYPES \
+	(sizeof(dazukofs_record_types) / sizeof(dazukofs_record_types[0]))
+
+/* Format 2's access letters, in their order. */
+static const char dazukofs_access_letters[] = "rwtc";
+#define DAZUKOFS_ACCESS_ALL	0xfU
+
+static const char *dazukofs_type_name(unsigned int type)
+{
+	size_t i;
+
+	for (i = 0; i < DAZUKOFS_NR_RECORD_TYPES; i++) {
+		if (dazukofs_record_types[i].type == type)
+			return dazukofs_record_types[i].name;
+	}
+	return (const char *)0;
+}
+
+static void put_int(struct dazukofs_writer *w, int value)
+{
+	if (value < 0) {
+		put_str(w, "-");
+		put_ulong(w, (unsigned long long)-(long long)value);
+	} else {
+		put_ulong(w, (unsigned long long)value);
+	}
+}
+
+static void put_access(struct dazukofs_writer *w, unsigned int access)
+{
+	char letter[2] = { 0, 0 };
+	unsigned int bit;
+
+	if (!access)
+		put_str(w, "-");
+	for (bit = 0; bit < sizeof(dazukofs_access_letters) - 1; bit++) {
+		if (access & (1U << bit)) {
+			letter[0] = dazukofs_access_letters[bit];
+			put_str(w, letter);
+		}
+	}
+}
+
+/**
+ * dazukofs_proto_format_record() - write a format-2 event record
+ * @buf: where to write it, NUL-terminated
+ * @size: size of @buf
+ * @rec: the event: @rec->pid and @rec->size not negative, @rec->fd not
+ *	 INT_MIN, @rec->type one known type, @rec->access known bits
+ *
+ * Return: the record's length without the NUL, or -1 if @buf is too small
+ * or @rec is invalid.
+ */
+int dazukofs_proto_format_record(char *buf, size_t size,
+				 const struct dazukofs_proto_record *rec)
+{
+	struct dazukofs_writer w = { .buf = buf, .size = size };
+	const char *type = dazukofs_type_name(rec->type);
+
+	if (!type || rec->pid < 0 || rec->size < 0 ||
+	    rec->fd < -(int)DAZUKOFS_INT_MAX ||
+	    (rec->access & ~DAZUKOFS_ACCESS_ALL))
+		return -1;
+	put_str(&w, "id=");
+	put_ulong(&w, rec->id);
+	put_str(&w, " fd=");
+	put_int(&w, rec->fd);
+	put_str(&w, " pid=");
+	put_ulong(&w, (unsigned long long)rec->pid);
+	put_str(&w, " uid=");
+	put_ulong(&w, rec->uid);
+	put_str(&w, " euid=");
+	put_ulong(&w, rec->euid);
+	put_str(&w, " fsuid=");
+	put_ulong(&w, rec->fsuid);
+	put_str(&w, " type=");
+	put_str(&w, type);
+	put_str(&w, " access=");
+	put_access(&w, rec->access);
+	put_str(&w, " dev=");
+	put_ulong(&w, rec->dev_major);
+	put_str(&w, ":");
+	put_ulong(&w, rec->dev_minor);
+	put_str(&w, " ino=");
+	put_ulong(&w, rec->ino);
+	put_str(&w, " size=");
+	put_ulong(&w, (unsigned long long)rec->size);
+	put_str(&w, " change=");
+	put_ulong(&w, rec->change);
+	put_str(&w, "\n");
+	return put_finish(&w);
+}
+
+static int take_type(struct dazukofs_cursor *c, unsigned int *type)
+{
+	size_t i;
+
+	/* No name is a prefix of another that a blank could follow. */
+	for (i = 0; i < DAZUKOFS_NR_RECORD_TYPES; i++) {
+		struct dazukofs_cursor try = *c;
+
+		if (!take_literal(&try, dazukofs_record_types[i].name) &&
+		    try.pos != try.end && *try.pos == ' ') {
+			*c = try;
+			*type = dazukofs_record_types[i].type;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* "-", or one or more letters of "rwtc", each at most once, in order. */
+static int take_access(struct dazukofs_cursor *c, unsigned int *access)
+{
+	unsigned int bit = 0, seen = 0;
+
+	if (c->pos != c->end && *c->pos == '-') {
+		c->pos++;
+		*access = 0;
+		return 0;
+	}
+	while (c->pos != c->end) {
+		while (dazukofs_access_letters[bit] &&
+		       dazukofs_access_letters[bit] != *c->pos)
+			bit++;
+		if (!dazukofs_access_letters[bit])
+			break;
+		seen |= 1U << bit++;
+		c->pos++;
+	}
+	if (!seen)
+		return -1;
+	*access = seen;
+	return 0;
+}
+
+/**
+ * dazukofs_proto_parse_record() - parse a format-2 event record
+ * @buf: the record, as read() returned it; need not be NUL-terminated
+ * @len: its length, up to and including its newline
+ * @rec: filled in on success
+ *
+ * The grammar is exactly what dazukofs_proto_format_record() writes, with
+ * single spaces between fields, except that numbers may have leading
+ * zeros.  An fd of "-0" is refused.
+ *
+ * Return: 0, or -1 if @buf is not exactly one well-formed record.
+ */
+int dazukofs_proto_parse_record(const char *buf, size_t len,
+				struct dazukofs_proto_record *rec)
+{
+	struct dazukofs_cursor c = { .pos = buf, .end = buf + len };
+	struct dazukofs_proto_record parsed;
+	unsigned long long size;
+
+	if (take_literal(&c, "id=") || take_ulong(&c, &parsed.id) ||
+	    take_literal(&c, " fd=") || take_signed_int(&c, &parsed.fd) ||
+	    take_literal(&c, " pid=") || take_int(&c, &parsed.pid) ||
+	    take_literal(&c, " uid=") || take_uint(&c, &parsed.uid) ||
+	    take_literal(&c, " euid=") || take_uint(&c, &parsed.euid) ||
+	    take_literal(&c, " fsuid=") || take_uint(&c, &parsed.fsuid) ||
+	    take_literal(&c, " type=") || take_type(&c, &parsed.type) ||
+	    take_literal(&c, " access=") || take_access(&c, &parsed.access) ||
+	    take_literal(&c, " dev=") || take_uint(&c, &parsed.dev_major) ||
+	    take_literal(&c, ":") || take_uint(&c, &parsed.dev_minor) ||
+	    take_literal(&c, " ino=") ||
+	    take_number(&c, ~0ULL, &parsed.ino) ||
+	    take_literal(&c, " size=") ||
+	    take_number(&c, DAZUKOFS_LLONG_MAX, &size) ||
+	    take_literal(&c, " change=") ||
+	    take_number(&c, ~0ULL, &parsed.change) ||
+	    take_literal(&c, "\n") || c.pos != c.end)
+		return -1;
+	parsed.size = (long long)size;
+	*rec = parsed;
+	return 0;
+}
+
+/**
+ * dazukofs_proto_line_len() - the length of the first line of a text
+ * @buf: the text; need not be NUL-terminated
+ * @len: its length
+ *
+ * For texts of several records or answers, one per line.
+ *
+ * Return: the length of the first line with its newline, or @len if there
+ * is no newline.
+ */
+size_t dazukofs_proto_line_len(const char *buf, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		if (buf[i] == '\n')
+			return i + 1;
+	}
+	return len;
 }

@@ -59,6 +59,46 @@
 #define DAZUKOFS_DENY			1
 
 /*
+ * The record format of a group, its configfs attribute "record": 1 (the
+ * default) is DAZUKOFS_EVENT_FORMAT, one event per read() and one answer
+ * per write(), as in 2009.  2 is one line per event, DAZUKOFS_RECORD_FORMAT,
+ * which says who opened the file how, and which file it is:
+ *
+ *   id fd pid   as in format 1, except that a negative fd is -errno: the
+ *               module could not open the file for the worker, and the
+ *               group's open_error_action has settled the event (it takes
+ *               no answer), as fanotify's FAN_REPORT_FD_ERROR does
+ *   uid euid fsuid  the opener's, in the reader's user namespace
+ *   type        open, exec or close_write (DAZUKOFS_EVENT_NAME_*)
+ *   access      the open's access: r (read), w (write), t (O_TRUNC),
+ *               c (the open created the file), in that order; "-" if none
+ *   dev ino     the file's st_dev (major:minor) and st_ino
+ *   size        its size when the worker's fd was opened
+ *   change      its change counter (statx's STATX_CHANGE_COOKIE, i_version)
+ *               then, or 0 if the filesystem keeps none
+ *
+ * A read() returns up to count / DAZUKOFS_RECORD_MAX records, each with
+ * its own fd, and waits only for the first; count must be at least
+ * DAZUKOFS_RECORD_MAX.  A write() may carry several answers, one per line;
+ * it returns the bytes of the answers taken, short before the first one
+ * that fails (the next write() starting with that one fails with its
+ * errno), or -EINVAL if the first is malformed.
+ */
+#define DAZUKOFS_RECORD_V1		1
+#define DAZUKOFS_RECORD_V2		2
+#define DAZUKOFS_RECORD_FORMAT \
+	"id=%lu fd=%d pid=%d uid=%u euid=%u fsuid=%u type=%s access=%s " \
+	"dev=%u:%u ino=%llu size=%lld change=%llu\n"
+/* The longest format-2 record (a record is shorter). */
+#define DAZUKOFS_RECORD_MAX		256
+
+/* The access bits of a format-2 record, in the order of its letters. */
+#define DAZUKOFS_ACCESS_READ		0x1	/* r */
+#define DAZUKOFS_ACCESS_WRITE		0x2	/* w */
+#define DAZUKOFS_ACCESS_TRUNC		0x4	/* t */
+#define DAZUKOFS_ACCESS_CREATE		0x8	/* c */
+
+/*
  * What makes events for a group: its configfs attribute "events" lists the
  * names below, separated by blanks.  The default is "open", the 2009
  * semantics.  An open for execution (execve) counts as "open" and "exec";
