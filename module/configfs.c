@@ -309,8 +309,34 @@ static ssize_t dazukofs_group_events_store(struct config_item *item,
 }
 CONFIGFS_ATTR(dazukofs_group_, events);
 
+/*
+ * The record format of the group's device: "1" (the default, the 2009
+ * text, one event per read) or "2" (one line per event, with the opener's
+ * uids, the access, the file's identity; batched reads and writes).  A
+ * change applies to the next read or write; events in hand may be
+ * answered in either format.
+ */
+static ssize_t dazukofs_group_record_show(struct config_item *item, char *page)
+{
+	return sysfs_emit(page, "%u\n", READ_ONCE(to_dazukofs_group(item)->record));
+}
+
+static ssize_t dazukofs_group_record_store(struct config_item *item,
+					   const char *page, size_t count)
+{
+	unsigned int record;
+
+	if (kstrtouint(page, 10, &record) ||
+	    (record != DAZUKOFS_RECORD_V1 && record != DAZUKOFS_RECORD_V2))
+		return -EINVAL;
+	WRITE_ONCE(to_dazukofs_group(item)->record, record);
+	return count;
+}
+CONFIGFS_ATTR(dazukofs_group_, record);
+
 static struct configfs_attribute *dazukofs_group_attrs[] = {
 	&dazukofs_group_attr_events,
+	&dazukofs_group_attr_record,
 	&dazukofs_group_attr_id,
 	&dazukofs_group_attr_instance,
 	&dazukofs_group_attr_armed,

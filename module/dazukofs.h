@@ -202,6 +202,9 @@ DECLARE_PER_CPU(struct dazukofs_stats, dazukofs_global_stats_pcpu);
  *	       are counted from then on)
  * @events: what makes events for the group, DAZUKOFS_EVENT_* bits (read
  *	    without the lock)
+ * @record: the record format its readers get and its writers use,
+ *	    DAZUKOFS_RECORD_V1 or _V2 (read without the lock, once per read
+ *	    or write)
  * @node: entry in the RCU list of groups, dazukofs_groups (see group.c)
  */
 struct dazukofs_group {
@@ -232,6 +235,7 @@ struct dazukofs_group {
 	u64 cache_epoch;
 	bool remembers;
 	unsigned int events;
+	unsigned int record;
 	struct list_head node;
 };
 
@@ -330,6 +334,11 @@ struct dazukofs_gevent {
  * @id: unique id, as the workers see it
  * @path: the lower file, which a worker's fd opens
  * @pid: the opener (thread group)
+ * @uid: the opener's real uid
+ * @euid: its effective uid
+ * @fsuid: its filesystem uid
+ * @type: DAZUKOFS_EVENT_OPEN, _EXEC or _CLOSE_WRITE, for format-2 records
+ * @access: the open's DAZUKOFS_ACCESS_* bits, for format-2 records
  * @start: when the open began, for the latency
  * @pending: groups that have not answered
  * @denied: a group denied
@@ -346,6 +355,11 @@ struct dazukofs_event {
 	unsigned long id;
 	struct path path;
 	struct pid *pid;
+	kuid_t uid;
+	kuid_t euid;
+	kuid_t fsuid;
+	u8 type;
+	u8 access;
 	ktime_t start;
 	atomic_t pending;
 	bool denied;
@@ -368,7 +382,8 @@ DECLARE_STATIC_KEY_FALSE(dazukofs_have_groups);
 /* event.c */
 int dazukofs_event_init(void);
 void dazukofs_event_exit(void);
-int dazukofs_check_access(const struct path *lower_path, bool exec);
+int dazukofs_check_access(const struct path *lower_path,
+			  const struct file *file);
 bool dazukofs_close_write_wanted(void);
 void dazukofs_close_write(const struct path *lower_path);
 struct dazukofs_gevent *dazukofs_take_event(struct dazukofs_reader *reader,
@@ -380,7 +395,14 @@ void dazukofs_group_arm(struct dazukofs_group *group);
 void dazukofs_grace_expire(struct work_struct *work);
 bool dazukofs_group_active(const struct dazukofs_group *group);
 void dazukofs_return_event(struct dazukofs_gevent *ge);
-bool dazukofs_open_failed(struct dazukofs_gevent *ge, int err);
+enum dazukofs_open_outcome {
+	DAZUKOFS_OPEN_SETTLED,
+	DAZUKOFS_OPEN_GONE,
+	DAZUKOFS_OPEN_REQUEUED,
+};
+
+enum dazukofs_open_outcome dazukofs_open_failed(struct dazukofs_gevent *ge,
+						int err);
 void dazukofs_put_event(struct dazukofs_event *event);
 int dazukofs_answer_event(struct dazukofs_group *group, unsigned long id,
 			  int verdict, bool remember);

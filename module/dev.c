@@ -8,10 +8,12 @@
 #include <linux/device.h>
 #include <linux/file.h>
 #include <linux/fs.h>
+#include <linux/iversion.h>
 #include <linux/pid.h>
 #include <linux/poll.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+#include <linux/uidgid.h>
 
 #include "dazukofs.h"
 #include "protocol.h"
@@ -56,27 +58,40 @@ static int dazukofs_dev_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
+/*
+ * The event's lower file, for a worker.  Opening it makes no dazukofs
+ * event.  Like fanotify's event fds it makes no fsnotify events either, so
+ * that a listener on the lower does not see (or wait for) the scan, and
+ * reading it leaves the atime alone.
+ */
+static struct file *dazukofs_event_open(struct dazukofs_event *event)
+{
+	return dentry_open(&event->path,
+			   O_RDONLY | O_LARGEFILE | O_NOATIME | __FMODE_NONOTIFY,
+			   current_cred());
+}
+
 /**
- * dazukofs_dev_read() - hand one event to a worker
- * @file: an open group device
+ * dazukofs_read_event() - hand one event to a worker in record format 1
+ * @reader: the worker
+ * @nonblock: fail with EAGAIN rather than wait
  * @buf: the reader's buffer
  * @count: its size
- * @ppos: unused (a stream)
  *
- * One event per read: "id=N\nfd=F\npid=P\n".  The fd is installed only
- * once the record has reached the reader.  When the reader's buffer is too
- * small or bad, the event goes back to the front of the queue.  When the
- * event's file cannot be opened for the reader, dazukofs_open_failed()
- * settles it by the group's open_error_action and the read goes on with
- * the next event, or (a transient error) queues it again at the tail and
- * the read fails with the error: an event never blocks those behind it.
+ * "id=N\nfd=F\npid=P\n".  The fd is installed only once the record has
+ * reached the reader.  When the reader's buffer is too small or bad, the
+ * event goes back to the front of the queue.  When the event's file
+ * cannot be opened for the reader, dazukofs_open_failed() settles it by
+ * the group's open_error_action and the read goes on with the next event,
+ * or (a transient error) queues it again at the tail and the read fails
+ * with the error: an event never blocks those behind it.
  *
  * Return: the length of the record, or a negative errno.
  */
-static ssize_t dazukofs_dev_read(struct file *file, char __user *buf,
-				 size_t count, loff_t *ppos)
+static ssize_t dazukofs_read_event(struct dazukofs_reader *reader,
+				   bool nonblock, char __user *buf,
+				   size_t count)
 {
-	struct dazukofs_reader *reader = file->private_data;
 	struct dazukofs_proto_event record;
 	char text[DAZUKOFS_EVENT_MAX];
 	struct dazukofs_gevent *ge;
@@ -88,7 +103,7 @@ static ssize_t dazukofs_dev_read(struct file *file, char __user *buf,
 	if (fd < 0)
 		return fd;
 again:
-	ge = dazukofs_take_event(reader, file->f_flags & O_NONBLOCK);
+	ge = dazukofs_take_event(reader, nonblock);
 	if (IS_ERR(ge)) {
 		put_unused_fd(fd);
 		return PTR_ERR(ge);
@@ -102,21 +117,15 @@ again:
 	if (len < 0 || len > count)
 		goto out_return;
 
-	/*
-	 * The lower file: opening it makes no dazukofs event.  Like
-	 * fanotify's event fds it makes no fsnotify events either, so that a
-	 * listener on the lower does not see (or wait for) the scan, and
-	 * reading it leaves the atime alone.
-	 */
-	event_file = dentry_open(&ge->event->path,
-				 O_RDONLY | O_LARGEFILE | O_NOATIME |
-				 __FMODE_NONOTIFY, current_cred());
+	event_file = dazukofs_event_open(ge->event);
 	if (IS_ERR(event_file)) {
 		err = PTR_ERR(event_file);
-		if (dazukofs_open_failed(ge, err)) {
+		if (dazukofs_open_failed(ge, err) != DAZUKOFS_OPEN_REQUEUED) {
+			dazukofs_put_event(ge->event);
 			cond_resched();
 			goto again;
 		}
+		dazukofs_put_event(ge->event);
 		put_unused_fd(fd);
 		return err;
 	}
@@ -136,10 +145,158 @@ out_return:
 	return err;
 }
 
-static ssize_t dazukofs_dev_write(struct file *file, const char __user *buf,
-				  size_t count, loff_t *ppos)
+/*
+ * A format-2 record of @event: who opened the file how, and which file it
+ * is, as the worker's fd (or -errno, @fd) finds it.
+ */
+static void dazukofs_record_fill(struct dazukofs_proto_record *rec,
+				 const struct dazukofs_event *event, int fd)
+{
+	struct user_namespace *ns = current_user_ns();
+	struct inode *inode = d_inode(event->path.dentry);
+	struct kstat stat;
+
+	rec->id = event->id;
+	rec->fd = fd;
+	rec->pid = pid_vnr(event->pid);
+	rec->uid = from_kuid_munged(ns, event->uid);
+	rec->euid = from_kuid_munged(ns, event->euid);
+	rec->fsuid = from_kuid_munged(ns, event->fsuid);
+	rec->type = event->type;
+	rec->access = event->access;
+	/*
+	 * What stat() would say: btrfs subvolumes have a st_dev of their own,
+	 * and a worker that keys a cache on (dev, ino) must not mix them up.
+	 */
+	if (vfs_getattr_nosec(&event->path, &stat, STATX_INO | STATX_SIZE,
+			      AT_STATX_DONT_SYNC)) {
+		stat.dev = inode->i_sb->s_dev;
+		stat.ino = inode->i_ino;
+		stat.size = i_size_read(inode);
+	}
+	rec->dev_major = MAJOR(stat.dev);
+	rec->dev_minor = MINOR(stat.dev);
+	rec->ino = stat.ino;
+	rec->size = max_t(loff_t, stat.size, 0);
+	/* Queried: the next change of the file moves it on. */
+	rec->change = IS_I_VERSION(inode) ? inode_query_iversion(inode) : 0;
+}
+
+/* Format @rec into @text; the record always fits. */
+static int dazukofs_record_format(char *text,
+				  const struct dazukofs_proto_record *rec)
+{
+	int len = dazukofs_proto_format_record(text, DAZUKOFS_RECORD_MAX, rec);
+
+	return WARN_ON_ONCE(len < 0) ? -EINVAL : len;
+}
+
+/**
+ * dazukofs_read_record() - hand one event to a worker in record format 2
+ * @reader: the worker
+ * @nonblock: fail with EAGAIN rather than wait
+ * @buf: where the record goes, with room for DAZUKOFS_RECORD_MAX bytes
+ *
+ * As dazukofs_read_event(), except that an event whose file cannot be
+ * opened, and which open_error_action settled, is reported with fd
+ * -errno instead of being passed over.
+ *
+ * Return: the length of the record, or a negative errno.
+ */
+static ssize_t dazukofs_read_record(struct dazukofs_reader *reader,
+				    bool nonblock, char __user *buf)
+{
+	struct dazukofs_proto_record rec;
+	char text[DAZUKOFS_RECORD_MAX];
+	struct dazukofs_gevent *ge;
+	struct file *event_file;
+	int fd, len;
+
+	fd = get_unused_fd_flags(O_CLOEXEC);
+	if (fd < 0)
+		return fd;
+again:
+	ge = dazukofs_take_event(reader, nonblock);
+	if (IS_ERR(ge)) {
+		put_unused_fd(fd);
+		return PTR_ERR(ge);
+	}
+	event_file = dazukofs_event_open(ge->event);
+	if (IS_ERR(event_file)) {
+		int err = PTR_ERR(event_file);
+
+		switch (dazukofs_open_failed(ge, err)) {
+		case DAZUKOFS_OPEN_GONE:
+			dazukofs_put_event(ge->event);
+			cond_resched();
+			goto again;
+		case DAZUKOFS_OPEN_REQUEUED:
+			dazukofs_put_event(ge->event);
+			put_unused_fd(fd);
+			return err;
+		case DAZUKOFS_OPEN_SETTLED:
+			break;
+		}
+		put_unused_fd(fd);
+		dazukofs_record_fill(&rec, ge->event, err);
+		dazukofs_put_event(ge->event);
+		len = dazukofs_record_format(text, &rec);
+		/* Settled either way: a lost report loses no verdict. */
+		if (len > 0 && copy_to_user(buf, text, len))
+			return -EFAULT;
+		return len;
+	}
+	dazukofs_event_snapshot(ge, reader);
+	dazukofs_record_fill(&rec, ge->event, fd);
+	len = dazukofs_record_format(text, &rec);
+	if (len < 0 || copy_to_user(buf, text, len)) {
+		fput(event_file);
+		dazukofs_return_event(ge);
+		put_unused_fd(fd);
+		return len < 0 ? len : -EFAULT;
+	}
+	fd_install(fd, event_file);
+	dazukofs_put_event(ge->event);
+	return len;
+}
+
+/*
+ * Format 2: up to @count / DAZUKOFS_RECORD_MAX records, which always fit,
+ * waiting for the first only.  The reader's buffer size is its batch.
+ */
+static ssize_t dazukofs_read_records(struct dazukofs_reader *reader,
+				     bool nonblock, char __user *buf,
+				     size_t count)
+{
+	size_t batch = count / DAZUKOFS_RECORD_MAX, done = 0, i;
+	ssize_t len;
+
+	if (!batch)
+		return -EINVAL;
+	for (i = 0; i < batch; i++) {
+		len = dazukofs_read_record(reader, nonblock || done, buf + done);
+		if (len < 0)
+			return done ? done : len;
+		done += len;
+	}
+	return done;
+}
+
+static ssize_t dazukofs_dev_read(struct file *file, char __user *buf,
+				 size_t count, loff_t *ppos)
 {
 	struct dazukofs_reader *reader = file->private_data;
+	bool nonblock = file->f_flags & O_NONBLOCK;
+
+	if (READ_ONCE(reader->group->record) == DAZUKOFS_RECORD_V2)
+		return dazukofs_read_records(reader, nonblock, buf, count);
+	return dazukofs_read_event(reader, nonblock, buf, count);
+}
+
+/* Format 1: exactly one answer. */
+static ssize_t dazukofs_write_answer(struct dazukofs_reader *reader,
+				     const char __user *buf, size_t count)
+{
 	char text[DAZUKOFS_RESPONSE_MAX];
 	unsigned long id;
 	int verdict, remember, err;
@@ -153,6 +310,56 @@ static ssize_t dazukofs_dev_write(struct file *file, const char __user *buf,
 		return -EINVAL;
 	err = dazukofs_answer_event(reader->group, id, verdict, remember);
 	return err ? err : count;
+}
+
+/*
+ * Format 2: answers one per line, taken in order up to the first that
+ * fails; the bytes of those taken, or the first one's error.
+ */
+static ssize_t dazukofs_write_answers(struct dazukofs_reader *reader,
+				      const char __user *buf, size_t count)
+{
+	char text[DAZUKOFS_RESPONSE_MAX];
+	size_t done = 0;
+	int err = 0;
+
+	while (done < count) {
+		size_t chunk = min(count - done, sizeof(text)), len;
+		unsigned long id;
+		int verdict, remember;
+
+		if (copy_from_user(text, buf + done, chunk)) {
+			err = -EFAULT;
+			break;
+		}
+		len = dazukofs_proto_line_len(text, chunk);
+		/* A line longer than any answer is no answer. */
+		if (text[len - 1] != '\n' && done + len < count) {
+			err = -EINVAL;
+			break;
+		}
+		if (dazukofs_proto_parse_response(text, len, &id, &verdict,
+						  &remember)) {
+			err = -EINVAL;
+			break;
+		}
+		err = dazukofs_answer_event(reader->group, id, verdict,
+					    remember);
+		if (err)
+			break;
+		done += len;
+	}
+	return done ? done : err;
+}
+
+static ssize_t dazukofs_dev_write(struct file *file, const char __user *buf,
+				  size_t count, loff_t *ppos)
+{
+	struct dazukofs_reader *reader = file->private_data;
+
+	if (READ_ONCE(reader->group->record) == DAZUKOFS_RECORD_V2)
+		return dazukofs_write_answers(reader, buf, count);
+	return dazukofs_write_answer(reader, buf, count);
 }
 
 static __poll_t dazukofs_dev_poll(struct file *file, poll_table *wait)

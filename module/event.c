@@ -21,6 +21,7 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cred.h>
 #include <linux/fs.h>
 #include <linux/ktime.h>
 #include <linux/pid.h>
@@ -100,6 +101,7 @@ static void dazukofs_count_answer(struct dazukofs_stats *stats, int verdict,
 static struct dazukofs_event *dazukofs_alloc_event(const struct path *lower,
 						   unsigned int nr)
 {
+	const struct cred *cred = current_cred();
 	struct dazukofs_event *event;
 
 	event = kmem_cache_zalloc(dazukofs_event_cache, GFP_KERNEL_ACCOUNT);
@@ -118,6 +120,9 @@ static struct dazukofs_event *dazukofs_alloc_event(const struct path *lower,
 	event->path = *lower;
 	path_get(&event->path);
 	event->pid = get_pid(task_tgid(current));
+	event->uid = cred->uid;
+	event->euid = cred->euid;
+	event->fsuid = cred->fsuid;
 	event->start = ktime_get();
 	init_waitqueue_head(&event->wq);
 	return event;
@@ -391,6 +396,16 @@ static int dazukofs_remembered(struct dazukofs_verdict_view *view,
 	return ret;
 }
 
+/* How an open accesses its file, as format-2 records tell it. */
+static unsigned int dazukofs_open_access(const struct file *file)
+{
+	/* ->open() comes before the VFS clears O_TRUNC from f_flags. */
+	return (file->f_mode & FMODE_READ ? DAZUKOFS_ACCESS_READ : 0) |
+	       (file->f_mode & FMODE_WRITE ? DAZUKOFS_ACCESS_WRITE : 0) |
+	       (file->f_flags & O_TRUNC ? DAZUKOFS_ACCESS_TRUNC : 0) |
+	       (file->f_mode & FMODE_CREATED ? DAZUKOFS_ACCESS_CREATE : 0);
+}
+
 /*
  * An event for the file, posted to every group that wants an access of
  * @kind and has no verdict for it in @view (NULL: none looked up).  Groups
@@ -402,6 +417,7 @@ static int dazukofs_remembered(struct dazukofs_verdict_view *view,
  */
 static struct dazukofs_event *dazukofs_post_all(const struct path *lower_path,
 						unsigned int kind,
+						unsigned int access,
 						struct dazukofs_verdict_view *view,
 						bool *overflowed)
 {
@@ -415,6 +431,10 @@ static struct dazukofs_event *dazukofs_post_all(const struct path *lower_path,
 		if (!event)
 			return NULL;
 		event->close_write = kind == DAZUKOFS_EVENT_CLOSE_WRITE;
+		/* The most specific kind names the event. */
+		event->type = kind & DAZUKOFS_EVENT_CLOSE_WRITE ?:
+			      kind & DAZUKOFS_EVENT_EXEC ?: DAZUKOFS_EVENT_OPEN;
+		event->access = access;
 		rcu_read_lock();
 		/*
 		 * Read again inside the read-side section: a group whose
@@ -455,7 +475,7 @@ static struct dazukofs_event *dazukofs_post_all(const struct path *lower_path,
 /**
  * dazukofs_check_access() - ask every group whether an open may proceed
  * @lower_path: the lower file being opened
- * @exec: the open is for execution
+ * @file: the dazukofs file being opened, for how (read, write, exec...)
  *
  * The open path of every regular file on every mount: with no group it
  * costs one patched jump (a static key), and with groups it takes no
@@ -466,10 +486,12 @@ static struct dazukofs_event *dazukofs_post_all(const struct path *lower_path,
  * Return: 0 to allow, -EPERM if a group denied, -EINTR if killed,
  * -ENOMEM.
  */
-int dazukofs_check_access(const struct path *lower_path, bool exec)
+int dazukofs_check_access(const struct path *lower_path,
+			  const struct file *file)
 {
 	unsigned int kind = DAZUKOFS_EVENT_OPEN |
-			    (exec ? DAZUKOFS_EVENT_EXEC : 0);
+			    (file->f_flags & __FMODE_EXEC ?
+			     DAZUKOFS_EVENT_EXEC : 0);
 	struct dazukofs_verdict_view view;
 	struct dazukofs_event *event;
 	bool overflowed, remembered;
@@ -488,8 +510,8 @@ int dazukofs_check_access(const struct path *lower_path, bool exec)
 			return err;
 		}
 	}
-	event = dazukofs_post_all(lower_path, kind, remembered ? &view : NULL,
-				  &overflowed);
+	event = dazukofs_post_all(lower_path, kind, dazukofs_open_access(file),
+				  remembered ? &view : NULL, &overflowed);
 	if (remembered)
 		dazukofs_verdict_unview(&view);
 	if (!event)
@@ -562,7 +584,7 @@ void dazukofs_close_write(const struct path *lower_path)
 	if (atomic_read(&d_inode(lower_path->dentry)->i_writecount) > 0)
 		return;
 	event = dazukofs_post_all(lower_path, DAZUKOFS_EVENT_CLOSE_WRITE,
-				  NULL, &overflowed);
+				  DAZUKOFS_ACCESS_WRITE, NULL, &overflowed);
 	if (!event) {
 		pr_warn_ratelimited("no memory for a close-after-write event; the file is scanned when opened\n");
 		return;
@@ -685,7 +707,7 @@ static bool dazukofs_open_error_transient(int err)
 
 /**
  * dazukofs_open_failed() - a worker could not open the file of an event
- * @ge: from dazukofs_take_event(); its event reference is dropped
+ * @ge: from dazukofs_take_event()
  * @err: the negative errno of the open
  *
  * A permanent error (EACCES from an LSM or a FUSE or NFS lower, EIO,
@@ -696,11 +718,17 @@ static bool dazukofs_open_error_transient(int err)
  * waited after it, and settles it the same way after DAZUKOFS_OPEN_TRIES
  * such failures.  Either way no event stalls the queue.
  *
- * Return: true if the caller should go on with the next event (the event
- * is settled, or was settled meanwhile); false if the event was queued
- * again and the caller should fail with @err.
+ * The caller keeps its reference on the event, to put when done with it.
+ *
+ * Return: DAZUKOFS_OPEN_SETTLED if the group's part was settled now, by
+ * open_error_action (a format-2 reader reports the error);
+ * DAZUKOFS_OPEN_GONE if it was settled meanwhile, by an answer, a timeout
+ * or the group's removal (the caller goes on with the next event);
+ * DAZUKOFS_OPEN_REQUEUED if it was queued again (the caller fails with
+ * @err).
  */
-bool dazukofs_open_failed(struct dazukofs_gevent *ge, int err)
+enum dazukofs_open_outcome dazukofs_open_failed(struct dazukofs_gevent *ge,
+						int err)
 {
 	struct dazukofs_group *group = ge->group;
 	struct dazukofs_event *event = ge->event;
@@ -723,19 +751,15 @@ bool dazukofs_open_failed(struct dazukofs_gevent *ge, int err)
 	}
 	spin_unlock(&group->lock);
 
-	if (was != DAZUKOFS_GE_IN_HAND) {
-		/* Settled by a timeout, an answer or the group's removal. */
-		dazukofs_put_event(event);
-		return true;
-	}
+	if (was != DAZUKOFS_GE_IN_HAND)
+		return DAZUKOFS_OPEN_GONE;
 	atomic_dec(&group->stats.in_hand);
 	atomic_dec(&dazukofs_global_stats.in_hand);
 	if (transient) {
 		atomic_inc(&group->stats.waiting);
 		atomic_inc(&dazukofs_global_stats.waiting);
 		wake_up(&group->wq);
-		dazukofs_put_event(event);
-		return false;
+		return DAZUKOFS_OPEN_REQUEUED;
 	}
 
 	action = READ_ONCE(group->open_error_action);
@@ -746,8 +770,7 @@ bool dazukofs_open_failed(struct dazukofs_gevent *ge, int err)
 	atomic64_inc(&dazukofs_global_stats.open_errors);
 	/* The reference from dazukofs_take_event() outlives the settling. */
 	dazukofs_settle(ge, action);
-	dazukofs_put_event(event);
-	return true;
+	return DAZUKOFS_OPEN_SETTLED;
 }
 
 /**

@@ -142,8 +142,7 @@ static int dazukofs_file_open(struct inode *inode, struct file *file)
 	if (err)
 		return err;
 	if (!dazukofs_file_nonotify(file)) {
-		err = dazukofs_check_access(&lower_path,
-					    file->f_flags & __FMODE_EXEC);
+		err = dazukofs_check_access(&lower_path, file);
 		if (err)
 			return err;
 	}

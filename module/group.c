@@ -103,6 +103,7 @@ struct dazukofs_group *dazukofs_group_create(const char *name,
 	/* Fail closed: flooding the queue must not let files through. */
 	group->overflow_action = DAZUKOFS_DENY;
 	group->events = DAZUKOFS_EVENT_OPEN;
+	group->record = DAZUKOFS_RECORD_V1;
 
 	/* From here on the item's reference count owns the group's memory. */
 	config_item_init_type_name(&group->item, name, type);

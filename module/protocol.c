@@ -271,7 +271,7 @@ int dazukofs_proto_parse_response(const char *buf, size_t len,
 	return 0;
 }
 
-/* Format 2's event types, by name. */
+/* Format 2's event types, by name; the last entry ends the table. */
 static const struct {
 	unsigned int type;
 	const char *name;
@@ -279,10 +279,8 @@ static const struct {
 	{ DAZUKOFS_EVENT_OPEN, DAZUKOFS_EVENT_NAME_OPEN },
 	{ DAZUKOFS_EVENT_EXEC, DAZUKOFS_EVENT_NAME_EXEC },
 	{ DAZUKOFS_EVENT_CLOSE_WRITE, DAZUKOFS_EVENT_NAME_CLOSE_WRITE },
+	{ 0, (const char *)0 },
 };
-
-#define DAZUKOFS_NR_RECORD_TYPES \
-	(sizeof(dazukofs_record_types) / sizeof(dazukofs_record_types[0]))
 
 /* Format 2's access letters, in their order. */
 static const char dazukofs_access_letters[] = "rwtc";
@@ -292,7 +290,7 @@ static const char *dazukofs_type_name(unsigned int type)
 {
 	size_t i;
 
-	for (i = 0; i < DAZUKOFS_NR_RECORD_TYPES; i++) {
+	for (i = 0; dazukofs_record_types[i].name; i++) {
 		if (dazukofs_record_types[i].type == type)
 			return dazukofs_record_types[i].name;
 	}
@@ -379,7 +377,7 @@ static int take_type(struct dazukofs_cursor *c, unsigned int *type)
 	size_t i;
 
 	/* No name is a prefix of another that a blank could follow. */
-	for (i = 0; i < DAZUKOFS_NR_RECORD_TYPES; i++) {
+	for (i = 0; dazukofs_record_types[i].name; i++) {
 		struct dazukofs_cursor try = *c;
 
 		if (!take_literal(&try, dazukofs_record_types[i].name) &&

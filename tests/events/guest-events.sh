@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Guest script (root, in the VM): the access event integration tests.
 # Loads dazukofs, mounts configfs and a dazukofs over a tmpfs, runs
-# events-test and cache-test, then unmounts, unloads and checks that no group is left.
+# events-test, record-test and cache-test, then unmounts, unloads and checks that no group is left.
 # Optional: DAZUKOFS_TEST_FILTER (cmocka pattern).
 set -u
 . "$(dirname "$0")/guest-common.sh"
@@ -16,6 +16,11 @@ start=$(date +%s)
 rc=$?
 cat "$OUT/events-test.log"
 echo "guest-events: events-test took $(( $(date +%s) - start )) s"
+
+start=$(date +%s)
+"$BIN/record-test" "$LOWER" "$MNT" ${DAZUKOFS_TEST_FILTER:-} >"$OUT/record-test.log" 2>&1 || rc=1
+cat "$OUT/record-test.log"
+echo "guest-events: record-test took $(( $(date +%s) - start )) s"
 
 start=$(date +%s)
 "$BIN/cache-test" "$LOWER" "$MNT" ${DAZUKOFS_TEST_FILTER:-} >"$OUT/cache-test.log" 2>&1 || rc=1

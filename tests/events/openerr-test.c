@@ -313,6 +313,66 @@ static void transient_error_goes_to_tail(void **state)
 	assert_group_settled();
 }
 
+/*
+ * Record format 2 reports the error, as fanotify's FAN_REPORT_FD_ERROR
+ * does: a record with fd -EACCES, already settled by the policy (an
+ * answer finds no event), and in the same read the event behind it.  A
+ * transient error is not reported: the event waits at the tail.
+ */
+static void record_v2_reports_fd_error(void **state)
+{
+	struct dazukofs_proto_record rec[2];
+	char buf[4 * DAZUKOFS_RECORD_MAX];
+	size_t len, off;
+	pid_t refused, ok;
+	ssize_t n;
+
+	(void)state;
+	assert_int_equal(cfg_write("record", "2"), 0);
+	source_file("refused-5");
+	source_file("ok-5");
+	refused = opener("refused-5");
+	assert_true(ev_wait_ctr(GROUP, "waiting", 1, PROMPT_MS));
+	ok = opener("ok-5");
+	assert_true(ev_wait_ctr(GROUP, "waiting", 2, PROMPT_MS));
+
+	n = read(devfd, buf, sizeof(buf));
+	if (n < 0)
+		fail_msg("read: %s", strerror(errno));
+	len = dazukofs_proto_line_len(buf, (size_t)n);
+	assert_int_equal(dazukofs_proto_parse_record(buf, len, &rec[0]), 0);
+	off = len;
+	len = dazukofs_proto_line_len(buf + off, (size_t)n - off);
+	assert_int_equal(dazukofs_proto_parse_record(buf + off, len, &rec[1]), 0);
+	assert_int_equal(off + len, (size_t)n);
+
+	assert_int_equal(rec[0].fd, -EACCES);
+	assert_int_equal(rec[0].pid, refused);
+	assert_int_equal(rec[0].uid, NOBODY);
+	assert_true(rec[0].ino != 0);
+	assert_int_equal(ev_opener_wait(refused, PROMPT_MS), EPERM);
+	assert_int_equal(ev_answer(devfd, rec[0].id, DAZUKOFS_ALLOW), -ENOENT);
+	assert_int_equal(G("open_errors"), 1);
+
+	assert_true(rec[1].fd >= 0);
+	assert_int_equal(rec[1].pid, ok);
+	assert_true(ev_opener_running(ok));
+	assert_int_equal(ev_answer(devfd, rec[1].id, DAZUKOFS_ALLOW), 0);
+	close(rec[1].fd);
+	assert_int_equal(ev_opener_wait(ok, PROMPT_MS), 0);
+
+	/* ENOMEM: the read fails with it, no record, the event stays. */
+	source_file("nomem-5");
+	ok = opener("nomem-5");
+	assert_true(ev_wait_ctr(GROUP, "waiting", 1, PROMPT_MS));
+	assert_int_equal(read(devfd, buf, sizeof(buf)), -1);
+	assert_int_equal(errno, ENOMEM);
+	assert_int_equal(G("waiting"), 1);
+	assert_int_equal(G("open_errors"), 1);
+	assert_true(ev_opener_running(ok));
+	assert_int_equal(cfg_write("record", "1"), 0);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(int argc, char **argv)
@@ -323,6 +383,7 @@ int main(int argc, char **argv)
 		T(refused_file_allow_policy),
 		T(blocking_reader_skips_refused),
 		T(transient_error_goes_to_tail),
+		T(record_v2_reports_fd_error),
 	};
 
 	if (argc < 3) {
