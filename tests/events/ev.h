@@ -61,20 +61,27 @@ static inline int ev_group_mkdir(const char *name)
 	return atoi(buf);
 }
 
-/* Arm the group before any worker (events queue from now on); 0 or -errno. */
-static inline int ev_group_arm(const char *name)
+/* Write @value to the group's configfs attribute @attr; 0 or -errno. */
+static inline int ev_group_write(const char *name, const char *attr,
+				 const char *value)
 {
 	char path[256];
 	int fd, err = 0;
 
-	snprintf(path, sizeof(path), DAZUKOFS_CONFIGFS_ROOT "/%s/armed", name);
+	snprintf(path, sizeof(path), DAZUKOFS_CONFIGFS_ROOT "/%s/%s", name, attr);
 	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	if (write(fd, "1", 1) != 1)
+	if (write(fd, value, strlen(value)) != (ssize_t)strlen(value))
 		err = -errno;
 	close(fd);
 	return err;
+}
+
+/* Arm the group before any worker (events queue from now on); 0 or -errno. */
+static inline int ev_group_arm(const char *name)
+{
+	return ev_group_write(name, "armed", "1");
 }
 
 static inline int ev_group_rmdir(const char *name)

@@ -11,7 +11,9 @@
  * SECONDS; every open must get exactly the verdict its groups gave (EPERM
  * iff some group denies the file).  Then the counters must match what was
  * done, exactly; the groups are removed (the idle workers see ENODEV).
- * Exits 0 if everything matched.
+ * Groups of odd number speak record format 2 with batches of up to
+ * BATCH events per read and one write for their answers; each record's
+ * ino must be its fd's.  Exits 0 if everything matched.
  */
 #include <libgen.h>
 #include <stdarg.h>
@@ -21,6 +23,7 @@
 
 #define MAX_GROUPS 16
 #define MAX_FILES 4096
+#define BATCH 4
 
 static const char *lower, *mnt;
 static int seconds = 50, ngroups = 3, nworkers = 3, nopeners = 4, nfiles = 64;
@@ -48,6 +51,7 @@ static void file_name(char *buf, size_t size, int f)
 
 struct worker_report {
 	long long allowed, denied, errors;
+	long long batched;	/* records that came in a read of several */
 };
 
 struct opener_report {
@@ -89,6 +93,122 @@ static int event_file(int fd)
 	return f;
 }
 
+/* The verdict on one event of group @g, counted in @r. */
+static int judge(int g, unsigned long id, int event_fd,
+		 struct worker_report *r)
+{
+	int f = event_file(event_fd);
+
+	if (f < 0) {
+		complain("group %d: event %lu: not a soak file", g, id);
+		r->errors++;
+		return DAZUKOFS_DENY;
+	}
+	return denies(g, f) ? DAZUKOFS_DENY : DAZUKOFS_ALLOW;
+}
+
+/*
+ * Answer the batch in @text (@len bytes, @n answers, verdicts in
+ * @verdicts) with as few writes as the kernel takes.
+ */
+static void answer_batch(int g, int fd, const char *text, size_t len,
+			 const int *verdicts, int n, struct worker_report *r)
+{
+	size_t off = 0;
+	int i = 0;
+
+	while (off < len && i < n) {
+		ssize_t done = write(fd, text + off, len - off);
+		size_t line;
+
+		if (done < 0) {
+			/* the first answer left failed: skip it */
+			line = dazukofs_proto_line_len(text + off, len - off);
+			complain("group %d: answer '%.*s': %s", g, (int)line - 1,
+				 text + off, strerror(errno));
+			r->errors++;
+			off += line;
+			i++;
+			continue;
+		}
+		for (done += (ssize_t)off; off < (size_t)done; i++) {
+			off += dazukofs_proto_line_len(text + off, len - off);
+			if (verdicts[i] == DAZUKOFS_DENY)
+				r->denied++;
+			else
+				r->allowed++;
+		}
+	}
+}
+
+/* A format-2 worker: batches of up to BATCH records, one write of answers. */
+static void worker_batched(int g, int fd, struct worker_report *r)
+{
+	char buf[BATCH * DAZUKOFS_RECORD_MAX], text[BATCH * DAZUKOFS_RESPONSE_MAX];
+	int verdicts[BATCH];
+
+	for (;;) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		size_t off = 0, len = 0;
+		ssize_t n;
+		int nans = 0;
+
+		if (poll(&pfd, 1, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			r->errors++;
+			break;
+		}
+		if (pfd.revents & (POLLERR | POLLHUP))
+			break;		/* the group was removed */
+		n = read(fd, buf, sizeof(buf));
+		if (n < 0 && errno == EAGAIN)
+			continue;
+		if (n < 0 && errno == ENODEV)
+			break;
+		if (n < 0) {
+			complain("group %d: read: %s", g, strerror(errno));
+			r->errors++;
+			continue;
+		}
+		while (off < (size_t)n) {
+			size_t line = dazukofs_proto_line_len(buf + off, (size_t)n - off);
+			struct dazukofs_proto_record rec;
+			struct stat st;
+
+			if (dazukofs_proto_parse_record(buf + off, line, &rec) ||
+			    nans == BATCH) {
+				complain("group %d: bad record '%.*s'", g,
+					 (int)line, buf + off);
+				r->errors++;
+				break;
+			}
+			off += line;
+			if (rec.fd < 0) {
+				complain("group %d: event %lu: fd error %d", g,
+					 rec.id, -rec.fd);
+				r->errors++;
+				continue;
+			}
+			if (fstat(rec.fd, &st) || st.st_ino != rec.ino ||
+			    rec.type != DAZUKOFS_EVENT_OPEN ||
+			    rec.access != DAZUKOFS_ACCESS_READ || rec.pid <= 0) {
+				complain("group %d: event %lu: record does not match its fd",
+					 g, rec.id);
+				r->errors++;
+			}
+			verdicts[nans] = judge(g, rec.id, rec.fd, r);
+			close(rec.fd);
+			len += (size_t)dazukofs_proto_format_response(text + len,
+				sizeof(text) - len, rec.id, verdicts[nans], 0);
+			nans++;
+		}
+		if (nans > 1)
+			r->batched += nans;
+		answer_batch(g, fd, text, len, verdicts, nans, r);
+	}
+}
+
 static void worker(int g, int id)
 {
 	struct worker_report r = { 0 };
@@ -99,10 +219,14 @@ static void worker(int g, int id)
 		r.errors++;
 		goto out;
 	}
+	if (g % 2) {
+		worker_batched(g, fd, &r);
+		goto out;
+	}
 	for (;;) {
 		struct pollfd pfd = { .fd = fd, .events = POLLIN };
 		struct dazukofs_proto_event ev;
-		int err, f, verdict;
+		int err, verdict;
 
 		if (poll(&pfd, 1, -1) < 0) {
 			if (errno == EINTR)
@@ -122,14 +246,7 @@ static void worker(int g, int id)
 			r.errors++;
 			continue;
 		}
-		f = event_file(ev.fd);
-		if (f < 0) {
-			complain("group %d: event %lu: not a soak file", g, ev.id);
-			r.errors++;
-			verdict = DAZUKOFS_DENY;
-		} else {
-			verdict = denies(g, f) ? DAZUKOFS_DENY : DAZUKOFS_ALLOW;
-		}
+		verdict = judge(g, ev.id, ev.fd, &r);
 		close(ev.fd);
 		err = ev_answer(fd, ev.id, verdict);
 		if (err) {
@@ -260,8 +377,9 @@ int main(int argc, char **argv)
 	int wpipe[2], opipe[2], gid[MAX_GROUPS];
 	struct opener_report total = { 0 };
 	long long w_allowed[MAX_GROUPS] = { 0 }, w_denied[MAX_GROUPS] = { 0 };
+	long long w_batched = 0;
 	long long w_errors = 0, end, t0;
-	int g, i, k, nw = 0;
+	int g, i, k, err, nw = 0;
 
 	if (argc < 3) {
 		fprintf(stderr, "usage: %s LOWER MNT [SECONDS [GROUPS [WORKERS [OPENERS [FILES]]]]]\n",
@@ -313,6 +431,12 @@ int main(int argc, char **argv)
 		if (gid[g] < 0) {
 			fprintf(stderr, "soak: mkdir %s: %s\n", gname[g],
 				strerror(-gid[g]));
+			return 1;
+		}
+		err = g % 2 ? ev_group_write(gname[g], "record", "2") : 0;
+		if (err) {
+			fprintf(stderr, "soak: %s: record 2: %s\n", gname[g],
+				strerror(-err));
 			return 1;
 		}
 		for (i = 0; i < nworkers; i++) {
@@ -443,6 +567,7 @@ int main(int argc, char **argv)
 			w_allowed[0] += r.allowed;
 			w_denied[0] += r.denied;
 			w_errors += r.errors;
+			w_batched += r.batched;
 		}
 	}
 reports_done:
@@ -452,6 +577,8 @@ reports_done:
 		for (g = 0; g < ngroups; g++)
 			want_denied += total.denied_by[g];
 		CHECK_EQ("worker errors", w_errors, 0);
+		printf("soak: %lld events came in reads of several records\n",
+		       w_batched);
 		CHECK_EQ("answers given = opens x groups",
 			 w_allowed[0] + w_denied[0], total.opens * ngroups);
 		CHECK_EQ("denials given = sum of per-group denials",
