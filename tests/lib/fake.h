@@ -38,6 +38,7 @@ int fake_device(struct fake *f, int id);
  * line by line, each answer passed on to the FIFO, short before the first
  * one whose id is fail_id (that one fails with fail_err if it comes first)
  * or that is malformed (EINVAL if first).  Other fds: the real write().
+ * In fake-write.c, for programs linked with -Wl,--wrap=write.
  */
 void fake_device_answers(int fd, unsigned long fail_id, int fail_err);
 /* How many write()s the fake device took since the last call. */
