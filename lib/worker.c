@@ -506,9 +506,14 @@ static int write_answers(struct dazukofs_handle *h,
 			 unsigned int flags)
 {
 	size_t *starts = NULL, *which = NULL, off, end, line;
+	int count, err = 0, retry_alone = 0;
 	char *buf = NULL;
-	int count, err = 0;
 
+	if (n > (SIZE_MAX - 1) / DAZUKOFS_RESPONSE_MAX) {
+		dz_fail_plain(EINVAL, "cannot answer %zu events of group '%s': too many",
+			      n, h->group);
+		return EINVAL;
+	}
 	buf = malloc(n * DAZUKOFS_RESPONSE_MAX + 1);
 	starts = malloc((n + 1) * sizeof(*starts));
 	which = malloc((n + 1) * sizeof(*which));
@@ -525,24 +530,37 @@ static int write_answers(struct dazukofs_handle *h,
 	}
 	end = starts[count];
 	for (off = 0, line = 0; off < end;) {
-		ssize_t k = write(h->fd, buf + off, end - off);
+		size_t len = end - off;
+		ssize_t k;
 
+		while (line < (size_t)count && starts[line + 1] <= off)
+			line++;
+		/*
+		 * After a failed write of several, the first alone: it tells
+		 * which failed, and a group switched back to format 1 takes
+		 * one answer per write only.
+		 */
+		if (retry_alone)
+			len = starts[line + 1] - off;
+		k = write(h->fd, buf + off, len);
 		if (k < 0 && errno == EINTR)
 			continue;
-		if (k > 0 && (size_t)k <= end - off) {
+		if (k > 0 && (size_t)k <= len) {
 			off += (size_t)k;
-		} else {
-			/* the answer at off failed: skip it */
-			int e = k < 0 ? errno : EIO;
-
-			while (line < (size_t)count && starts[line + 1] <= off)
-				line++;
-			if (!err) {
-				fail_answer(h, &accs[which[line]], e);
-				err = e;
-			}
-			off = starts[line + 1];
+			retry_alone = 0;
+			continue;
 		}
+		if (!retry_alone && len > starts[line + 1] - off) {
+			retry_alone = 1;
+			continue;
+		}
+		/* the answer at off failed: skip it */
+		if (!err) {
+			fail_answer(h, &accs[which[line]], k < 0 ? errno : EIO);
+			err = errno;
+		}
+		off = starts[line + 1];
+		retry_alone = 0;
 	}
 out:
 	free(buf);

@@ -19,6 +19,7 @@ static int answers_fd = -1;
 static unsigned long answers_fail_id;
 static int answers_fail_err;
 static int answers_writes;
+static int answers_one;
 
 void fake_device_answers(int fd, unsigned long fail_id, int fail_err)
 {
@@ -26,6 +27,11 @@ void fake_device_answers(int fd, unsigned long fail_id, int fail_err)
 	answers_fail_id = fail_id;
 	answers_fail_err = fail_err;
 	answers_writes = 0;
+}
+
+void fake_device_one_per_write(int on)
+{
+	answers_one = on;
 }
 
 int fake_device_writes(void)
@@ -44,6 +50,10 @@ ssize_t __wrap_write(int fd, const void *buf, size_t count)
 	if (fd != answers_fd || answers_fd < 0)
 		return __real_write(fd, buf, count);
 	answers_writes++;
+	if (answers_one && dazukofs_proto_line_len(text, count) < count) {
+		errno = EINVAL;
+		return -1;
+	}
 	for (; off < count; off += len) {
 		unsigned long id;
 		int r, keep, err = 0;

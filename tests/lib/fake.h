@@ -41,6 +41,8 @@ int fake_device(struct fake *f, int id);
  * In fake-write.c, for programs linked with -Wl,--wrap=write.
  */
 void fake_device_answers(int fd, unsigned long fail_id, int fail_err);
+/* On: writes of more than one line fail with EINVAL (a format-1 group). */
+void fake_device_one_per_write(int on);
 /* How many write()s the fake device took since the last call. */
 int fake_device_writes(void);
 

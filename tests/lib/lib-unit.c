@@ -883,7 +883,8 @@ static void test_short_writes(void **state)
 	assert_int_equal(dazukofs_return_accesses(h, accs, 3, 0), -1);
 	assert_int_equal(errno, ENOENT);
 	assert_msg("cannot answer event 2 of group 'sw' (allow): write ");
-	assert_int_equal(fake_device_writes(), 3);	/* 1-3 short, 2 fails, 3 */
+	/* 1-3 taken short, 2-3 fails, 2 alone fails, 3 */
+	assert_int_equal(fake_device_writes(), 4);
 	assert_answers(dev, "id=1 r=0\nid=3 r=0\n");
 	for (int i = 0; i < 3; i++) {
 		assert_int_equal(accs[i].fd, -1);
@@ -897,7 +898,7 @@ static void test_short_writes(void **state)
 	accs[1].deny = DAZUKOFS_DENY;
 	assert_int_equal(dazukofs_return_accesses(h, accs, 3, 0), -1);
 	assert_int_equal(errno, EINVAL);
-	assert_int_equal(fake_device_writes(), 2);
+	assert_int_equal(fake_device_writes(), 3);	/* 1-3, 1 alone, 2-3 */
 	assert_answers(dev, "id=2 r=1\nid=3 r=0\n");
 
 	/* the last one fails */
@@ -906,6 +907,15 @@ static void test_short_writes(void **state)
 	assert_int_equal(dazukofs_return_accesses(h, accs, 3, 0), -1);
 	assert_int_equal(errno, ETIMEDOUT);
 	assert_answers(dev, "id=1 r=0\nid=2 r=0\n");
+
+	/* the group went back to format 1: one answer per write */
+	read_three(f, h, dev, accs, efd);
+	fake_device_answers(dazukofs_get_fd(h), 99, ENOENT);
+	fake_device_one_per_write(1);
+	assert_int_equal(dazukofs_return_accesses(h, accs, 3, 0), 0);
+	fake_device_one_per_write(0);
+	assert_answers(dev, "id=1 r=0\nid=2 r=0\nid=3 r=0\n");
+	assert_int_equal(open_fds(), before);
 
 	/* none fails */
 	read_three(f, h, dev, accs, efd);
