@@ -51,6 +51,7 @@ static void usage_group(FILE *out)
 {
 	fprintf(out,
 		"Usage: dazukofsctl group add NAME [--track] [--timeout MS] [--on-timeout %s|%s]\n"
+		"                             [--record 1|2]\n"
 		"       dazukofsctl group del NAME\n"
 		"       dazukofsctl group list\n"
 		"       dazukofsctl group show NAME\n"
@@ -61,7 +62,11 @@ static void usage_group(FILE *out)
 		"  --timeout MS        how long an event may wait for the group's answer,\n"
 		"                      0 to %u ms; 0 (the default) waits for ever\n"
 		"  --on-timeout %s|%s\n"
-		"                      the verdict when the timeout passes (default %s)\n",
+		"                      the verdict when the timeout passes (default %s)\n"
+		"  --record 1|2        the record format of its events: 1 (the default)\n"
+		"                      id, fd and pid; 2 also who opened the file how,\n"
+		"                      which file it is, and files the module could not\n"
+		"                      open for the worker (needs a module that has it)\n",
 		DAZUKOFS_ACTION_NAME_ALLOW, DAZUKOFS_ACTION_NAME_DENY,
 		DAZUKOFS_GROUP_NAME_MAX, DAZUKOFS_TIMEOUT_MS_MAX,
 		DAZUKOFS_ACTION_NAME_ALLOW, DAZUKOFS_ACTION_NAME_DENY,
@@ -175,8 +180,8 @@ static int group_add(const struct ctl *ctl, int argc, char **argv)
 {
 	struct dazukofs_group_config cfg = group_defaults;
 	const char *name = NULL;
-	unsigned long ms;
-	int i;
+	unsigned long ms, record = 0;
+	int i, rc;
 
 	for (i = 0; i < argc; i++) {
 		const char *a = argv[i];
@@ -208,6 +213,12 @@ static int group_add(const struct ctl *ctl, int argc, char **argv)
 					v ? ", not '" : "", v ? v : "", v ? "'" : "");
 				return EXIT_USAGE;
 			}
+		} else if (!strcmp(a, "--record") || !strncmp(a, "--record=", 9)) {
+			const char *v = a[8] == '=' ? a + 9 : (++i < argc ? argv[i] : NULL);
+
+			if (ctl_number("--record", v, DAZUKOFS_RECORD_V1,
+				       DAZUKOFS_RECORD_V2, &record))
+				return EXIT_USAGE;
 		} else if (a[0] == '-' && a[1]) {
 			ctl_err("group add: unknown option '%s' (see --help)", a);
 			return EXIT_USAGE;
@@ -226,7 +237,31 @@ static int group_add(const struct ctl *ctl, int argc, char **argv)
 		return EXIT_USAGE;
 	if (dazukofs_group_create(name, &cfg))
 		return ctl_lib_fail(ctl, name);
-	return EXIT_OK;
+	if (!record || !dazukofs_group_set_record(name, (int)record))
+		return EXIT_OK;
+	/* A module without the attribute has format 1 only: asked for. */
+	if (record == DAZUKOFS_RECORD_V1 && errno == EOPNOTSUPP)
+		return EXIT_OK;
+	rc = ctl_lib_fail(ctl, name);
+	/* Like a setting that cannot be written: no half-made group left. */
+	dazukofs_group_delete(name);
+	return rc;
+}
+
+/* The group's record format, if the module has the attribute: 0 if not. */
+static int group_record(const struct ctl *ctl, const char *name)
+{
+	char path[512], buf[8] = "";
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/%s/record", ctl->configfs, name);
+	fp = fopen(path, "re");
+	if (!fp)
+		return 0;
+	if (!fgets(buf, sizeof(buf), fp))
+		buf[0] = '\0';
+	fclose(fp);
+	return buf[0] == '1' || buf[0] == '2' ? buf[0] - '0' : 0;
 }
 
 /* The one NAME argument of group del / group show. */
@@ -322,6 +357,14 @@ static int group_show(const struct ctl *ctl, int argc, char **argv)
 		       action_name(info.config.timeout_action));
 	else
 		printf("timeout:    none (events wait for ever)\n");
+	switch (group_record(ctl, name)) {
+	case DAZUKOFS_RECORD_V1:
+		printf("record:     1 (id, fd, pid)\n");
+		break;
+	case DAZUKOFS_RECORD_V2:
+		printf("record:     2 (also who opened how, which file, fd errors)\n");
+		break;
+	}
 	if (dazukofs_get_stats(name, &s))
 		return ctl_lib_fail(ctl, name);
 	printf("active:     %s\n", s.active ? "yes" : "no (tracked, no reader: events skip it)");

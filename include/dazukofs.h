@@ -59,6 +59,33 @@ struct dazukofs_access {
 	int deny;		/* the verdict to give: set before returning */
 };
 
+/* The access bits of dazukofs_access_info: how the opener opened the file. */
+#define DAZUKOFS_ACCESS_READ		0x1
+#define DAZUKOFS_ACCESS_WRITE		0x2
+#define DAZUKOFS_ACCESS_TRUNC		0x4	/* O_TRUNC */
+#define DAZUKOFS_ACCESS_CREATE		0x8	/* the open created the file */
+
+/*
+ * What a record of format 2 says besides struct dazukofs_access; of a
+ * format-1 record only format is set (1), the rest is 0.
+ */
+struct dazukofs_access_info {
+	int format;		/* DAZUKOFS_RECORD_V1 or DAZUKOFS_RECORD_V2 */
+	unsigned int type;	/* DAZUKOFS_EVENT_OPEN, _EXEC or _CLOSE_WRITE */
+	unsigned int access;	/* DAZUKOFS_ACCESS_* */
+	/*
+	 * Not 0: the kernel could not open the file for the worker (an errno
+	 * value); acc->fd is -1 and the event is already settled by the
+	 * group's open_error_action: do not answer it.
+	 */
+	int fd_error;
+	uid_t uid, euid, fsuid;	/* the opener's real, effective and fs uid */
+	dev_t dev;		/* the file's st_dev */
+	ino_t ino;		/* and st_ino */
+	int64_t size;		/* its size when acc->fd was opened */
+	uint64_t change;	/* its change counter then, 0 if none is kept */
+};
+
 /* Where the library looks; NULL members mean the system defaults. */
 struct dazukofs_paths {
 	const char *configfs;	/* default /sys/kernel/config/dazukofs */
@@ -95,6 +122,15 @@ int dazukofs_group_flush(const char *name);
 #define DAZUKOFS_EVENT_EXEC		0x2
 #define DAZUKOFS_EVENT_CLOSE_WRITE	0x4
 int dazukofs_group_set_events(const char *name, unsigned int events);
+/*
+ * The group's record format: DAZUKOFS_RECORD_V1 (the default, id, fd and
+ * pid only) or DAZUKOFS_RECORD_V2 (also who opened the file how, which
+ * file it is, and fd errors; see dazukofs_get_access_info()).  The reading
+ * functions below take either.  -1/EOPNOTSUPP if the module is too old.
+ */
+#define DAZUKOFS_RECORD_V1		1
+#define DAZUKOFS_RECORD_V2		2
+int dazukofs_group_set_record(const char *name, int format);
 /* Fills up to max infos, returns how many groups exist (may be > max). */
 int dazukofs_group_list(struct dazukofs_group_info *infos, size_t max);
 int dazukofs_group_info(const char *name, struct dazukofs_group_info *info);
@@ -113,6 +149,36 @@ int dazukofs_get_fd(dazukofs_handle_t handle);
  * that does not parse gives -1/EPROTO, its file's fd closed.
  */
 int dazukofs_get_access(dazukofs_handle_t handle, struct dazukofs_access *acc);
+/*
+ * The same, and what the record says besides (info).  On a format-2 group
+ * a record may be an fd error: info->fd_error set, acc->fd -1, and it
+ * must not be answered.  (dazukofs_get_access() skips those.)
+ */
+int dazukofs_get_access_info(dazukofs_handle_t handle,
+			     struct dazukofs_access *acc,
+			     struct dazukofs_access_info *info);
+/*
+ * Up to max events (at most DAZUKOFS_BATCH_MAX) in one read on a format-2
+ * group (1 on a format-1 group); waits only for the first.  infos may be
+ * NULL: fd-error records are then skipped.  Returns how many it took.  A
+ * malformed record among them is left out (its fd closed if it names it
+ * for sure): the others are returned, with dazukofs_strerror() saying so
+ * and errno EPROTO; -1/EPROTO if none was well-formed.
+ */
+#define DAZUKOFS_BATCH_MAX 1024
+int dazukofs_get_accesses(dazukofs_handle_t handle,
+			  struct dazukofs_access *accs,
+			  struct dazukofs_access_info *infos, size_t max);
+/*
+ * Answer n events with their deny (flags as dazukofs_return_access_flags()),
+ * in one write on a format-2 group, one write each on a format-1 group,
+ * and close their fds.  Entries whose fd is -1 (fd errors) are left out.
+ * An answer the kernel refuses does not stop the others: -1 at the end
+ * with the errno of the first refused.
+ */
+int dazukofs_return_accesses(dazukofs_handle_t handle,
+			     struct dazukofs_access *accs, size_t n,
+			     unsigned int flags);
 /* Answer with acc->deny and close acc->fd. */
 int dazukofs_return_access(dazukofs_handle_t handle,
 			   struct dazukofs_access *acc);

@@ -2,8 +2,9 @@
 /*
  * Groups: directories in configfs (DAZUKOFS_CONFIGFS_ROOT/NAME) whose
  * attributes id, track, timeout_ms and timeout_action are the settings
- * (and grace_ms and events, set on their own by dazukofs_group_set_grace()
- * and dazukofs_group_set_events()).
+ * (and grace_ms, events and record, set on their own by
+ * dazukofs_group_set_grace(), dazukofs_group_set_events() and
+ * dazukofs_group_set_record()).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -217,6 +218,24 @@ DZ_EXPORT int dazukofs_group_set_events(const char *name, unsigned int events)
 		strcat(words, names[i].word);
 	}
 	return dz_write_new_attr(what, name, "events", words);
+}
+
+DZ_EXPORT int dazukofs_group_set_record(const char *name, int format)
+{
+	char what[DZ_WHAT_MAX];
+
+	snprintf(what, sizeof(what),
+		 "cannot set the record format of group '%.80s'",
+		 name ? name : "(null)");
+	if (!dz_check_name(what, name))
+		return -1;
+	if (format != DAZUKOFS_RECORD_V1 && format != DAZUKOFS_RECORD_V2) {
+		dz_fail_plain(EINVAL, "%s: format %d is not 1 or 2", what,
+			      format);
+		return -1;
+	}
+	return dz_write_new_attr(what, name, "record",
+				 format == DAZUKOFS_RECORD_V2 ? "2" : "1");
 }
 
 DZ_EXPORT int dazukofs_group_delete(const char *name)

@@ -102,33 +102,64 @@ int opener_uid(pid_t pid, uid_t *uid)
 	return rc;
 }
 
+/*
+ * All of the real, effective and filesystem uids must be excluded: a
+ * set-uid program run by an excluded user, or an excluded root daemon
+ * acting as a user (setfsuid), is scanned.  The saved uid does not open
+ * files.
+ */
+static int uids_excluded(const struct config *cfg, uid_t ruid, uid_t euid,
+			 uid_t fsuid, char *why, size_t whylen)
+{
+	if (!uid_excluded(cfg, ruid) || !uid_excluded(cfg, euid) ||
+	    !uid_excluded(cfg, fsuid))
+		return 0;
+	snprintf(why, whylen, "uid %u", (unsigned int)ruid);
+	return 1;
+}
+
+int opener_ids_uid(const struct opener_ids *who, uid_t *uid)
+{
+	if (who->have_uids) {
+		*uid = who->uid;
+		return 0;
+	}
+	return opener_uid(who->pid, uid);
+}
+
 int opener_excluded(const struct config *cfg, pid_t pid, char *why, size_t whylen)
 {
+	const struct opener_ids who = { .pid = pid };
+
+	return opener_excluded_ids(cfg, &who, why, whylen);
+}
+
+int opener_excluded_ids(const struct config *cfg, const struct opener_ids *who,
+			char *why, size_t whylen)
+{
 	char p[32], status[4096], exe[PATH_MAX];
+	int by_uid = cfg->exclude_root || cfg->exclude_uids.n;
 	uid_t ruid, euid, fsuid;
 	int dirfd, excluded = 0;
 	ssize_t n;
 
-	if (pid <= 0)
+	/* The event's own uids: the opener's when it opened, no /proc. */
+	if (by_uid && who->have_uids) {
+		if (uids_excluded(cfg, who->uid, who->euid, who->fsuid, why,
+				  whylen))
+			return 1;
+		by_uid = 0;
+	}
+	if (who->pid <= 0 || (!by_uid && !cfg->exclude_exes.n))
 		return 0;
-	snprintf(p, sizeof(p), "/proc/%d", (int)pid);
+	snprintf(p, sizeof(p), "/proc/%d", (int)who->pid);
 	dirfd = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (dirfd < 0)
 		return 0;
-	/*
-	 * All of the real, effective and filesystem uids must be excluded:
-	 * a set-uid program run by an excluded user, or an excluded root
-	 * daemon acting as a user (setfsuid), is scanned.  The saved uid
-	 * does not open files.
-	 */
-	if ((cfg->exclude_root || cfg->exclude_uids.n) &&
-	    !read_status(dirfd, status, sizeof(status)) &&
+	if (by_uid && !read_status(dirfd, status, sizeof(status)) &&
 	    !opener_parse_uids(status, &ruid, &euid, &fsuid) &&
-	    uid_excluded(cfg, ruid) && uid_excluded(cfg, euid) &&
-	    uid_excluded(cfg, fsuid)) {
-		snprintf(why, whylen, "uid %u", (unsigned int)ruid);
+	    uids_excluded(cfg, ruid, euid, fsuid, why, whylen))
 		excluded = 1;
-	}
 	if (!excluded && cfg->exclude_exes.n) {
 		n = readlinkat(dirfd, "exe", exe, sizeof(exe) - 1);
 		/*
@@ -144,7 +175,7 @@ int opener_excluded(const struct config *cfg, pid_t pid, char *why, size_t whyle
 
 			if (!atomic_flag_test_and_set(&warned))
 				log_warning("exclude_exe: cannot read /proc/%d/exe (%s): such processes are scanned; give the scanner CAP_SYS_PTRACE for exclude_exe to apply to every process",
-					    (int)pid, strerror(errno));
+					    (int)who->pid, strerror(errno));
 		}
 		/*
 		 * A deleted executable reads "PATH (deleted)", which matches

@@ -25,6 +25,13 @@ struct source_event {
 	enum verdict verdict;	/* set before source_answer() */
 	int remember;		/* the verdict holds for every later open of
 				 * the unchanged file (kernel-cached sources) */
+	/*
+	 * have_uids: the source says who opened the file (a dazukofs record
+	 * of format 2), as uid, euid and fsuid when it opened; else 0 and
+	 * the scanner reads them from /proc/PID/status.
+	 */
+	int have_uids;
+	uid_t uid, euid, fsuid;
 	unsigned long id;	/* the source's own */
 	void *priv;		/* the source's own */
 };

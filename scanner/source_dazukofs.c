@@ -5,12 +5,19 @@
  * engine loads; starting it, once the engine is ready, creates the group
  * (or takes over one a crashed run left behind); closing it removes the
  * group.  Each worker holds its own handle on the group device.
+ *
+ * The group is switched to record format 2 when the module has it: its
+ * records carry the opener's uids (no /proc lookup for exclude_uid and the
+ * logs) and report the files the module could not open for us, which are
+ * settled by the group's open_error_action and take no answer.
  */
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
+#include <sys/sysmacros.h>
 
 #include <dazukofs.h>
 
@@ -19,6 +26,7 @@
 
 struct dz_source {
 	int started;		/* the group is ours to remove at close */
+	int record_v1_said;	/* the fallback to record format 1 was logged */
 };
 
 struct source_worker {
@@ -26,6 +34,7 @@ struct source_worker {
 	int backoff_ms;		/* after consecutive failed reads */
 	dazukofs_handle_t h;
 	struct dazukofs_access acc;
+	struct dazukofs_access_info info;
 };
 
 static void group_config(const struct config *cfg,
@@ -70,6 +79,24 @@ static int backoff_wait(int stop_fd, int *ms)
 	return poll(&pfd, 1, *ms) > 0;
 }
 
+/*
+ * A format-2 record of a file the module could not open for us: the
+ * group's open_error_action settled it, and it must not be answered.
+ * There is no fd, so no path: the opener and the file's dev and inode.
+ */
+static void fd_error(struct source_worker *w)
+{
+	const struct dazukofs_access_info *info = &w->info;
+	const char *name = strerrorname_np(info->fd_error);
+
+	atomic_fetch_add(&w->src->stats->errors, 1);
+	log_notice("group '%s': event %lu: the module could not open the file for scanning (%s%s%s), opened by pid %d uid %u, dev %u:%u inode %ju; settled by the group's open_error_action",
+		   w->src->cfg->group, w->acc.id, name ? name : "",
+		   name ? ": " : "", strerror(info->fd_error), (int)w->acc.pid,
+		   (unsigned int)info->uid, major(info->dev), minor(info->dev),
+		   (uintmax_t)info->ino);
+}
+
 static int dz_next(struct source_worker *w, int stop_fd, struct source_event *ev,
 		   char *err, size_t errlen)
 {
@@ -94,7 +121,7 @@ static int dz_next(struct source_worker *w, int stop_fd, struct source_event *ev
 		}
 		if (!(pfd[0].revents & POLLIN))
 			continue;
-		if (dazukofs_get_access(w->h, &w->acc)) {
+		if (dazukofs_get_access_info(w->h, &w->acc, &w->info)) {
 			if (errno == EAGAIN || errno == EINTR)
 				continue;	/* another worker took it */
 			if (errno == ENODEV || errno == EBADF || errno == ENXIO) {
@@ -116,10 +143,20 @@ static int dz_next(struct source_worker *w, int stop_fd, struct source_event *ev
 			continue;
 		}
 		w->backoff_ms = 0;
+		if (w->info.fd_error) {
+			fd_error(w);
+			continue;	/* settled: no answer */
+		}
 		ev->fd = w->acc.fd;
 		ev->pid = w->acc.pid;
 		ev->id = w->acc.id;
 		ev->verdict = VERDICT_ALLOW;
+		ev->have_uids = w->info.format == DAZUKOFS_RECORD_V2;
+		if (ev->have_uids) {
+			ev->uid = w->info.uid;
+			ev->euid = w->info.euid;
+			ev->fsuid = w->info.fsuid;
+		}
 		return 1;
 	}
 }
@@ -235,6 +272,29 @@ static int dz_set_events(const struct config *cfg, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * Record format 2, set on every start (a group taken over may have
+ * format 1): the opener's uids come with the event, and files the module
+ * cannot open for us are reported.  A module without it gives format 1,
+ * which the library reads as well: said once, at info level.
+ */
+static void dz_set_record(struct dz_source *ds, const struct config *cfg)
+{
+	if (!dazukofs_group_set_record(cfg->group, DAZUKOFS_RECORD_V2)) {
+		log_info("group '%s': record format 2", cfg->group);
+		return;
+	}
+	if (errno == EOPNOTSUPP) {
+		if (!ds->record_v1_said)
+			log_info("group '%s': the dazukofs module has no record format 2; using format 1 (the opener's uids from /proc)",
+				 cfg->group);
+		ds->record_v1_said = 1;
+		return;
+	}
+	log_warning("%s; going on with the group's record format",
+		    dazukofs_strerror());
+}
+
 /* Create the group, or take over one a crashed run left behind. */
 static int dz_start(struct source *src, char *err, size_t errlen)
 {
@@ -264,6 +324,7 @@ static int dz_start(struct source *src, char *err, size_t errlen)
 started:
 	((struct dz_source *)src->priv)->started = 1;
 	dz_set_grace(cfg);
+	dz_set_record(src->priv, cfg);
 	return dz_set_events(cfg, err, errlen);
 fail:
 	snprintf(err, errlen, "%s", dazukofs_strerror());

@@ -104,12 +104,15 @@ static const char *error_verdict_name(const struct config *cfg)
 	return verdict_name(cfg->on_error);
 }
 
-/* For the log: the opener's real uid, -1 if it cannot be told. */
-static long long opener_uid_or_unknown(pid_t pid)
+/*
+ * For the log: the opener's real uid (the event's, else from /proc), -1
+ * if it cannot be told.
+ */
+static long long opener_uid_or_unknown(const struct opener_ids *who)
 {
 	uid_t uid;
 
-	return opener_uid(pid, &uid) ? -1 : (long long)uid;
+	return opener_ids_uid(who, &uid) ? -1 : (long long)uid;
 }
 
 /*
@@ -117,13 +120,15 @@ static long long opener_uid_or_unknown(pid_t pid)
  * nothing to quarantine (a file only refused by a limit or for being
  * encrypted is no proven malware, and could be any size).
  */
-static void detected(struct scanner *sc, int fd, struct event_path *path, pid_t pid,
-		     const char *sig, const char *action, const char *server)
+static void detected(struct scanner *sc, int fd, struct event_path *path,
+		     const struct opener_ids *who, const char *sig,
+		     const char *action, const char *server)
 {
+	pid_t pid = who->pid;
 	char comm[64];
 
 	scanner_read_comm(pid, comm, sizeof(comm));
-	log_detection(event_path_name(path), pid, opener_uid_or_unknown(pid), comm, sig,
+	log_detection(event_path_name(path), pid, opener_uid_or_unknown(who), comm, sig,
 		      action, server);
 	live_detection(&sc->live, event_path_name(path), pid, comm, sig, action);
 	if (sc->virusevent)
@@ -166,7 +171,8 @@ static enum verdict error_verdict(struct scanner *sc)
  */
 static enum verdict partial_verdict(struct scanner *sc, enum scan_result res,
 				    const char *what, const char *server,
-				    struct event_path *path, pid_t pid)
+				    struct event_path *path,
+				    const struct opener_ids *who)
 {
 	int encrypted = res == SCAN_ENCRYPTED;
 	int alert = encrypted ? sc->cfg->alert_encrypted : sc->cfg->alert_exceeds_max;
@@ -176,7 +182,7 @@ static enum verdict partial_verdict(struct scanner *sc, enum scan_result res,
 	atomic_fetch_add(encrypted ? &sc->stats.encrypted : &sc->stats.exceeds_max, 1);
 	if (alert) {
 		v = deny(sc, &action);
-		detected(sc, -1, path, pid, what, action, server);
+		detected(sc, -1, path, who, what, action, server);
 		return v;
 	}
 	log_notice("%s: not fully scanned (%s%s%s); allowed by %s = no",
@@ -206,6 +212,16 @@ void scanner_forget_verdicts(struct scanner *sc)
 enum verdict scanner_decide(struct scanner *sc, int fd, struct event_path *path,
 			    pid_t pid, int *remember)
 {
+	const struct opener_ids who = { .pid = pid };
+
+	return scanner_decide_ids(sc, fd, path, &who, remember);
+}
+
+enum verdict scanner_decide_ids(struct scanner *sc, int fd,
+				struct event_path *path,
+				const struct opener_ids *who, int *remember)
+{
+	pid_t pid = who->pid;
 	const struct config *cfg = sc->cfg;
 	struct scan_answer ans = { .sig = "", .server = NULL };
 	struct timespec clock_before;
@@ -251,7 +267,7 @@ enum verdict scanner_decide(struct scanner *sc, int fd, struct event_path *path,
 	if (opener_exclusions(cfg)) {
 		char why[PATH_MAX + 16];
 
-		if (opener_excluded(cfg, pid, why, sizeof(why))) {
+		if (opener_excluded_ids(cfg, who, why, sizeof(why))) {
 			atomic_fetch_add(&sc->stats.skipped_excluded, 1);
 			if (log_enabled(LOG_LVL_DEBUG))
 				log_debug("%s: not scanned (opened by pid %d, excluded by %s)",
@@ -266,7 +282,7 @@ enum verdict scanner_decide(struct scanner *sc, int fd, struct event_path *path,
 			  event_path_name(path), (intmax_t)st.st_size,
 			  cfg->limits.max_file_size);
 		return partial_verdict(sc, SCAN_EXCEEDS_MAX, ENGINE_SIG_MAX_FILE_SIZE,
-				       NULL, path, pid);
+				       NULL, path, who);
 	}
 	if (cfg->cache_size && !kernel_remembers(sc)) {
 		cache_key_from_stat(&key, &st);
@@ -313,7 +329,7 @@ enum verdict scanner_decide(struct scanner *sc, int fd, struct event_path *path,
 
 			/* clamd's LogClean: a scan's result, not a cache hit */
 			scanner_read_comm(pid, comm, sizeof(comm));
-			log_clean(event_path_name(path), pid, opener_uid_or_unknown(pid), comm,
+			log_clean(event_path_name(path), pid, opener_uid_or_unknown(who), comm,
 				  ans.server);
 		} else {
 			log_debug("%s: clean%s%s", event_path_name(path),
@@ -326,12 +342,12 @@ enum verdict scanner_decide(struct scanner *sc, int fd, struct event_path *path,
 
 		atomic_fetch_add(&sc->stats.infected, 1);
 		v = deny(sc, &action);
-		detected(sc, fd, path, pid, ans.sig, action, ans.server);
+		detected(sc, fd, path, who, ans.sig, action, ans.server);
 		return v;
 	}
 	case SCAN_EXCEEDS_MAX:
 	case SCAN_ENCRYPTED:
-		return partial_verdict(sc, res, ans.sig, ans.server, path, pid);
+		return partial_verdict(sc, res, ans.sig, ans.server, path, who);
 	case SCAN_ERROR:
 	default:
 		if (log_enabled(LOG_LVL_WARNING))
@@ -388,6 +404,7 @@ void *worker_main(void *arg)
 	struct source_event ev;
 	struct event_path path;
 	struct path_source ps = { .ops = ops, .sw = w->sw, .ev = &ev };
+	struct opener_ids who;
 	uint64_t t0;
 	int rc;
 
@@ -405,8 +422,13 @@ void *worker_main(void *arg)
 		t0 = scanner_now_us();
 		slot_begin(&w->slot, ev.fd, ev.pid, t0);
 		atomic_store(&w->busy_since_us, t0);
-		ev.verdict = scanner_decide(sc, ev.fd, &path, ev.pid,
-					    &ev.remember);
+		who.pid = ev.pid;
+		who.have_uids = ev.have_uids;
+		who.uid = ev.uid;
+		who.euid = ev.euid;
+		who.fsuid = ev.fsuid;
+		ev.verdict = scanner_decide_ids(sc, ev.fd, &path, &who,
+						&ev.remember);
 		atomic_store(&w->busy_since_us, 0);
 		slot_end(&w->slot);
 		/* the path only if known: the fd is gone after the answer */

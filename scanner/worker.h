@@ -13,6 +13,7 @@
 #include "config.h"
 #include "engine.h"
 #include "live.h"
+#include "opener.h"
 #include "source.h"
 #include "stats.h"
 #include "virusevent.h"
@@ -83,6 +84,10 @@ const char *event_path_get(struct event_path *p);
  */
 enum verdict scanner_decide(struct scanner *sc, int fd, struct event_path *path,
 			    pid_t pid, int *remember);
+/* The same, with the opener's uids if the event had them (no /proc then). */
+enum verdict scanner_decide_ids(struct scanner *sc, int fd,
+				struct event_path *path,
+				const struct opener_ids *who, int *remember);
 
 /* New signatures: forget every clean verdict, ours and the kernel's. */
 void scanner_forget_verdicts(struct scanner *sc);

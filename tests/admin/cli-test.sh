@@ -125,6 +125,9 @@ run 2 group add g --timeout 86400001; oneline
 run 2 group add g --timeout -1;	oneline
 run 2 group add g --on-timeout maybe; oneline; expect err 'allow or deny'
 run 2 group add g --frob;	oneline; expect err "unknown option '--frob'"
+run 2 group add g --record 3;	oneline; expect err "'3' is not a number from 1 to 2"
+run 2 group add g --record=0;	oneline
+run 2 group add g --record;	oneline; expect err "needs a value"
 run 2 group add g h;		oneline
 run 2 group del;		oneline
 run 2 group show 'x y';		oneline
@@ -148,6 +151,12 @@ run 0 group add plain --timeout=10 --on-timeout=allow
 [ "$(cat "$DAZUKOFS_CONFIGFS/plain/timeout_ms")" = 10 ] ||
 	{ echo "FAIL: --timeout="; fails=$((fails + 1)); }
 run 1 group add scan-1;		oneline; expect err "group 'scan-1' already exists"
+# --record: the fake is a module without the attribute (no O_CREAT for it)
+run 0 group add rec-1 --record 1;	empty out; empty err
+[ ! -e "$DAZUKOFS_CONFIGFS/rec-1/record" ] ||
+	{ echo "FAIL: --record 1 made the attribute up"; fails=$((fails + 1)); }
+run 1 group add rec-2 --record=2;	oneline; expect err 'has no record \(too old\)'
+rm -rf "$DAZUKOFS_CONFIGFS/rec-1" "$DAZUKOFS_CONFIGFS/rec-2"
 # the fake needs what the module would add: ids and sysfs directories
 echo 0 >"$DAZUKOFS_CONFIGFS/scan-1/id"
 echo 1 >"$DAZUKOFS_CONFIGFS/plain/id"
@@ -165,6 +174,12 @@ run 0 group show scan-1
 expect out '^name: +scan-1'
 expect out '^device: +.*/dev/dazukofs\.0$'
 expect out '^timeout: +2500 ms, then deny'
+! grep -q '^record:' "$T/out" ||
+	{ echo "FAIL: group show: a record format without the attribute"; fails=$((fails + 1)); }
+echo 2 >"$DAZUKOFS_CONFIGFS/scan-1/record"
+run 0 group show scan-1
+expect out '^record: +2 \(also who opened how'
+rm "$DAZUKOFS_CONFIGFS/scan-1/record"
 expect out '^readers: +0'
 expect out '^events: +0 \(allowed 1, denied 2, cancelled 3, timeouts 0\)'
 run 1 group show nope;		oneline; expect err "no such group 'nope'"

@@ -160,3 +160,4 @@ int fake_device(struct fake *f, int id)
 		die(path);
 	return fd;
 }
+

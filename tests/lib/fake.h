@@ -32,4 +32,18 @@ void fake_counters(struct fake *f, const char *name, uint64_t base);
 /* A FIFO standing in for /dev/dazukofs.ID; returns the fake's O_RDWR fd. */
 int fake_device(struct fake *f, int id);
 
+/*
+ * The group device's write(), as the kernel takes answers in record format
+ * 2, for writes to fd (the library's end of a fake device; -1 stops it):
+ * line by line, each answer passed on to the FIFO, short before the first
+ * one whose id is fail_id (that one fails with fail_err if it comes first)
+ * or that is malformed (EINVAL if first).  Other fds: the real write().
+ * In fake-write.c, for programs linked with -Wl,--wrap=write.
+ */
+void fake_device_answers(int fd, unsigned long fail_id, int fail_err);
+/* On: writes of more than one line fail with EINVAL (a format-1 group). */
+void fake_device_one_per_write(int on);
+/* How many write()s the fake device took since the last call. */
+int fake_device_writes(void);
+
 #endif

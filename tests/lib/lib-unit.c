@@ -16,12 +16,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "dazukofs.h"
 #include "fake.h"
+
+/* A record buffer: the kernel's longest format-2 record (UAPI). */
+#define DAZUKOFS_RECORD_MAX 256
 
 static int setup(void **state)
 {
@@ -500,6 +504,550 @@ static void test_worker_malformed_fd(void **state)
 	close(dev);
 }
 
+static void test_set_record(void **state)
+{
+	struct fake *f = *state;
+
+	assert_int_equal(dazukofs_group_create("g", NULL), 0);
+	/* A module that knows record formats shows the attribute, 1 by default. */
+	fake_write(f->configfs, "g/record", "1\n");
+	assert_int_equal(dazukofs_group_set_record("g", DAZUKOFS_RECORD_V2), 0);
+	assert_string_equal(fake_read(f->configfs, "g/record"), "2");
+	assert_int_equal(dazukofs_group_set_record("g", DAZUKOFS_RECORD_V1), 0);
+	assert_string_equal(fake_read(f->configfs, "g/record"), "1");
+	assert_int_equal(dazukofs_group_set_record("g", 0), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(dazukofs_group_set_record("g", 3), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_msg("cannot set the record format of group 'g': format 3 is not 1 or 2");
+	assert_int_equal(dazukofs_group_set_record("g", -1), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_string_equal(fake_read(f->configfs, "g/record"), "1");
+	assert_int_equal(dazukofs_group_set_record("a b", 2), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(dazukofs_group_set_record("nope", 2), -1);
+	assert_int_equal(errno, ENOENT);
+	/* The group exists, the attribute does not: an older module. */
+	assert_int_equal(dazukofs_group_create("old", NULL), 0);
+	assert_int_equal(dazukofs_group_set_record("old", 2), -1);
+	assert_int_equal(errno, EOPNOTSUPP);
+	assert_msg("has no record");
+}
+
+/* A format-2 record for the fake device. */
+static void put_record2(int dev, unsigned long id, int fd, int pid,
+			const char *rest)
+{
+	char rec[DAZUKOFS_RECORD_MAX];
+
+	snprintf(rec, sizeof(rec), "id=%lu fd=%d pid=%d %s\n", id, fd, pid, rest);
+	put_record(dev, rec);
+}
+
+#define REST2 "uid=1000 euid=0 fsuid=1001 type=open access=rwc dev=8:17 " \
+	"ino=123456789012 size=4096 change=77"
+
+/* Reads one answer line from the fake device. */
+static void assert_answers(int dev, const char *want)
+{
+	char ans[512];
+	ssize_t n;
+
+	memset(ans, 0, sizeof(ans));
+	n = read(dev, ans, sizeof(ans) - 1);
+	assert_true(n > 0);
+	assert_string_equal(ans, want);
+}
+
+static dazukofs_handle_t open_fake(struct fake *f, const char *name, int id,
+				   int flags, int *dev)
+{
+	dazukofs_handle_t h;
+
+	fake_group(f, name, id, 0, 0, "allow", 0);
+	*dev = fake_device(f, id);
+	h = dazukofs_open(name, flags);
+	assert_non_null(h);
+	return h;
+}
+
+static void test_info_v1(void **state)
+{
+	struct fake *f = *state;
+	struct dazukofs_access_info info;
+	struct dazukofs_access acc;
+	char path[512], rec[64];
+	dazukofs_handle_t h;
+	int dev, efd;
+
+	h = open_fake(f, "v1", 3, 0, &dev);
+	efd = event_file(f, path, sizeof(path));
+	snprintf(rec, sizeof(rec), "id=5\nfd=%d\npid=66\n", efd);
+	put_record(dev, rec);
+	memset(&info, 0x55, sizeof(info));
+	assert_int_equal(dazukofs_get_access_info(h, &acc, &info), 0);
+	assert_int_equal(acc.id, 5);
+	assert_int_equal(acc.fd, efd);
+	assert_int_equal(acc.pid, 66);
+	assert_int_equal(info.format, DAZUKOFS_RECORD_V1);
+	assert_int_equal(info.type, 0);
+	assert_int_equal(info.access, 0);
+	assert_int_equal(info.fd_error, 0);
+	assert_true(info.uid == 0 && info.euid == 0 && info.fsuid == 0);
+	assert_true(info.dev == 0 && info.ino == 0 && info.size == 0 &&
+		    info.change == 0);
+	assert_int_equal(dazukofs_return_access(h, &acc), 0);
+	assert_answers(dev, "id=5 r=0\n");
+	assert_int_equal(dazukofs_get_access_info(h, &acc, NULL), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(dazukofs_close(h), 0);
+	close(dev);
+}
+
+static void test_info_v2(void **state)
+{
+	struct fake *f = *state;
+	struct dazukofs_access_info info;
+	struct dazukofs_access acc;
+	char path[512], name[512];
+	dazukofs_handle_t h;
+	int dev, efd;
+
+	h = open_fake(f, "v2", 3, 0, &dev);
+	efd = event_file(f, path, sizeof(path));
+	put_record2(dev, 9, efd, 4321, REST2);
+	assert_int_equal(dazukofs_get_access_info(h, &acc, &info), 0);
+	assert_int_equal(acc.id, 9);
+	assert_int_equal(acc.fd, efd);
+	assert_int_equal(acc.pid, 4321);
+	assert_int_equal(acc.deny, DAZUKOFS_ALLOW);
+	assert_int_equal(info.format, DAZUKOFS_RECORD_V2);
+	assert_int_equal(info.type, DAZUKOFS_EVENT_OPEN);
+	assert_int_equal(info.access, DAZUKOFS_ACCESS_READ |
+			 DAZUKOFS_ACCESS_WRITE | DAZUKOFS_ACCESS_CREATE);
+	assert_int_equal(info.fd_error, 0);
+	assert_int_equal(info.uid, 1000);
+	assert_int_equal(info.euid, 0);
+	assert_int_equal(info.fsuid, 1001);
+	assert_true(info.dev == makedev(8, 17));
+	assert_true(info.ino == 123456789012ULL);
+	assert_true(info.size == 4096);
+	assert_true(info.change == 77);
+	assert_int_equal(dazukofs_get_filename(&acc, name, sizeof(name)),
+			 (int)strlen(path));
+	acc.deny = DAZUKOFS_DENY;
+	assert_int_equal(dazukofs_return_access_flags(h, &acc, DAZUKOFS_REMEMBER), 0);
+	assert_int_equal(fcntl(efd, F_GETFD), -1);
+	assert_answers(dev, "id=9 r=1 remember\n");
+
+	/* dazukofs_get_access() reads format 2 too */
+	efd = event_file(f, path, sizeof(path));
+	put_record2(dev, 10, efd, 1, "uid=0 euid=0 fsuid=0 type=close_write "
+		    "access=- dev=0:0 ino=0 size=0 change=0");
+	assert_int_equal(dazukofs_get_access(h, &acc), 0);
+	assert_int_equal(acc.id, 10);
+	assert_int_equal(acc.fd, efd);
+	assert_int_equal(dazukofs_return_access(h, &acc), 0);
+	assert_answers(dev, "id=10 r=0\n");
+	assert_int_equal(dazukofs_close(h), 0);
+	close(dev);
+}
+
+static void test_fd_error(void **state)
+{
+	struct fake *f = *state;
+	struct dazukofs_access_info info;
+	struct dazukofs_access acc;
+	dazukofs_handle_t h;
+	int dev, before;
+
+	h = open_fake(f, "fe", 2, DAZUKOFS_NONBLOCK, &dev);
+	before = open_fds();
+	put_record2(dev, 11, -13, 77, REST2);
+	assert_int_equal(dazukofs_get_access_info(h, &acc, &info), 0);
+	assert_int_equal(acc.id, 11);
+	assert_int_equal(acc.fd, -1);
+	assert_int_equal(acc.pid, 77);
+	assert_int_equal(info.fd_error, EACCES);
+	assert_int_equal(info.format, DAZUKOFS_RECORD_V2);
+	assert_true(info.dev == makedev(8, 17) && info.ino == 123456789012ULL);
+	assert_int_equal(open_fds(), before);
+
+	/* dazukofs_get_access() skips it and reads on: nothing more here */
+	put_record2(dev, 12, -2, 78, REST2);
+	assert_int_equal(dazukofs_get_access(h, &acc), -1);
+	assert_int_equal(errno, EAGAIN);
+	assert_int_equal(dazukofs_get_access(h, &acc), -1);
+	assert_int_equal(errno, EAGAIN);	/* it was taken */
+
+	/* an fd error and an event in one read: the event */
+	{
+		char path[512], two[2 * DAZUKOFS_RECORD_MAX];
+		int efd = event_file(f, path, sizeof(path));
+
+		snprintf(two, sizeof(two), "id=13 fd=-2 pid=1 " REST2
+			 "\nid=14 fd=%d pid=2 " REST2 "\n", efd);
+		put_record(dev, two);
+		assert_int_equal(dazukofs_get_access(h, &acc), 0);
+		assert_int_equal(acc.id, 14);
+		assert_int_equal(acc.fd, efd);
+		assert_int_equal(dazukofs_return_access(h, &acc), 0);
+		assert_answers(dev, "id=14 r=0\n");
+	}
+	assert_int_equal(open_fds(), before);
+	assert_int_equal(dazukofs_close(h), 0);
+	close(dev);
+}
+
+struct late_record {
+	int dev;
+	int fd;
+};
+
+static void *put_late(void *arg)
+{
+	struct late_record *late = arg;
+
+	usleep(100 * 1000);
+	put_record2(late->dev, 21, late->fd, 3, REST2);
+	return NULL;
+}
+
+/* A blocking dazukofs_get_access() waits on past an fd-error record. */
+static void test_fd_error_reads_on(void **state)
+{
+	struct fake *f = *state;
+	struct late_record late;
+	struct dazukofs_access acc;
+	char path[512];
+	dazukofs_handle_t h;
+	pthread_t t;
+
+	h = open_fake(f, "fw", 2, 0, &late.dev);
+	late.fd = event_file(f, path, sizeof(path));
+	put_record2(late.dev, 20, -5, 3, REST2);
+	assert_int_equal(pthread_create(&t, NULL, put_late, &late), 0);
+	assert_int_equal(dazukofs_get_access(h, &acc), 0);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	assert_int_equal(acc.id, 21);
+	assert_int_equal(acc.fd, late.fd);
+	assert_int_equal(dazukofs_return_access(h, &acc), 0);
+	assert_int_equal(dazukofs_close(h), 0);
+	close(late.dev);
+}
+
+static void test_batch_v2(void **state)
+{
+	struct fake *f = *state;
+	struct dazukofs_access_info infos[8];
+	struct dazukofs_access accs[8];
+	char path[512], text[4 * DAZUKOFS_RECORD_MAX];
+	dazukofs_handle_t h;
+	int dev, efd[3], before;
+
+	h = open_fake(f, "b2", 6, DAZUKOFS_NONBLOCK, &dev);
+	before = open_fds();
+	for (int i = 0; i < 3; i++)
+		efd[i] = event_file(f, path, sizeof(path));
+	snprintf(text, sizeof(text),
+		 "id=1 fd=%d pid=10 " REST2 "\n"
+		 "id=2 fd=-2 pid=20 " REST2 "\n"
+		 "id=3 fd=%d pid=30 uid=5 euid=6 fsuid=7 type=exec access=r "
+		 "dev=0:42 ino=1 size=0 change=0\n", efd[0], efd[1]);
+	put_record(dev, text);
+	assert_int_equal(dazukofs_get_accesses(h, accs, infos, 8), 3);
+	assert_int_equal(accs[0].id, 1);
+	assert_int_equal(accs[0].fd, efd[0]);
+	assert_int_equal(accs[1].id, 2);
+	assert_int_equal(accs[1].fd, -1);
+	assert_int_equal(infos[1].fd_error, ENOENT);
+	assert_int_equal(accs[2].id, 3);
+	assert_int_equal(accs[2].fd, efd[1]);
+	assert_int_equal(infos[2].type, DAZUKOFS_EVENT_EXEC);
+	assert_int_equal(infos[2].access, DAZUKOFS_ACCESS_READ);
+	assert_true(infos[2].uid == 5 && infos[2].euid == 6 && infos[2].fsuid == 7);
+	assert_true(infos[2].dev == makedev(0, 42));
+
+	/* one write, the fd-error event left out, every fd closed */
+	fake_device_answers(dazukofs_get_fd(h), 0, 0);
+	accs[2].deny = DAZUKOFS_DENY;
+	assert_int_equal(dazukofs_return_accesses(h, accs, 3, 0), 0);
+	assert_int_equal(fake_device_writes(), 1);
+	assert_answers(dev, "id=1 r=0\nid=3 r=1\n");
+	assert_int_equal(accs[0].fd, -1);
+	assert_int_equal(accs[2].fd, -1);
+	assert_int_equal(open_fds(), before + 1);	/* efd[2] */
+
+	/* without infos the fd error is left out */
+	snprintf(text, sizeof(text),
+		 "id=4 fd=-2 pid=10 " REST2 "\n"
+		 "id=5 fd=%d pid=20 " REST2 "\n", efd[2]);
+	put_record(dev, text);
+	assert_int_equal(dazukofs_get_accesses(h, accs, NULL, 8), 1);
+	assert_int_equal(accs[0].id, 5);
+	assert_int_equal(dazukofs_return_accesses(h, accs, 1, DAZUKOFS_REMEMBER), 0);
+	assert_answers(dev, "id=5 r=0 remember\n");
+	assert_int_equal(open_fds(), before);
+
+	/* only fd errors, no infos: reads on (EAGAIN here) */
+	put_record2(dev, 6, -2, 1, REST2);
+	assert_int_equal(dazukofs_get_accesses(h, accs, NULL, 8), -1);
+	assert_int_equal(errno, EAGAIN);
+	assert_int_equal(dazukofs_get_accesses(h, accs, NULL, 0), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(dazukofs_return_accesses(h, NULL, 0, 0), 0);
+	assert_int_equal(dazukofs_return_accesses(h, accs, 1, 2), -1);
+	assert_int_equal(errno, EINVAL);
+	fake_device_answers(-1, 0, 0);
+	assert_int_equal(dazukofs_close(h), 0);
+	close(dev);
+}
+
+static void test_batch_v1(void **state)
+{
+	struct fake *f = *state;
+	struct dazukofs_access_info infos[4];
+	struct dazukofs_access accs[4];
+	char path[512], rec[64];
+	dazukofs_handle_t h;
+	int dev, before;
+
+	h = open_fake(f, "b1", 7, 0, &dev);
+	before = open_fds();
+	for (int i = 0; i < 2; i++) {
+		int efd = event_file(f, path, sizeof(path));
+
+		snprintf(rec, sizeof(rec), "id=%d\nfd=%d\npid=1\n", 40 + i, efd);
+		put_record(dev, rec);
+		/* one event per read in format 1 */
+		assert_int_equal(dazukofs_get_accesses(h, accs + i, infos + i, 2), 1);
+		assert_int_equal(accs[i].id, 40 + i);
+		assert_int_equal(accs[i].fd, efd);
+		assert_int_equal(infos[i].format, DAZUKOFS_RECORD_V1);
+	}
+	fake_device_answers(dazukofs_get_fd(h), 0, 0);
+	accs[1].deny = DAZUKOFS_DENY;
+	assert_int_equal(dazukofs_return_accesses(h, accs, 2, 0), 0);
+	/* one answer per write */
+	assert_int_equal(fake_device_writes(), 2);
+	assert_answers(dev, "id=40 r=0\nid=41 r=1\n");
+	assert_int_equal(open_fds(), before);
+	/* a refused answer does not stop the next */
+	for (int i = 0; i < 2; i++) {
+		int efd = event_file(f, path, sizeof(path));
+
+		snprintf(rec, sizeof(rec), "id=%d\nfd=%d\npid=1\n", 50 + i, efd);
+		put_record(dev, rec);
+		assert_int_equal(dazukofs_get_accesses(h, accs + i, NULL, 4), 1);
+	}
+	fake_device_answers(dazukofs_get_fd(h), 50, ENOENT);
+	assert_int_equal(dazukofs_return_accesses(h, accs, 2, 0), -1);
+	assert_int_equal(errno, ENOENT);
+	assert_msg("cannot answer event 50 of group 'b1'");
+	assert_answers(dev, "id=51 r=0\n");
+	assert_int_equal(open_fds(), before);
+	fake_device_answers(-1, 0, 0);
+	assert_int_equal(dazukofs_close(h), 0);
+	close(dev);
+}
+
+/* Three format-2 events read in one batch; their fds in efd. */
+static void read_three(struct fake *f, dazukofs_handle_t h, int dev,
+		       struct dazukofs_access *accs, int *efd)
+{
+	char path[512], text[4 * DAZUKOFS_RECORD_MAX];
+
+	for (int i = 0; i < 3; i++)
+		efd[i] = event_file(f, path, sizeof(path));
+	snprintf(text, sizeof(text),
+		 "id=1 fd=%d pid=1 " REST2 "\nid=2 fd=%d pid=1 " REST2
+		 "\nid=3 fd=%d pid=1 " REST2 "\n", efd[0], efd[1], efd[2]);
+	put_record(dev, text);
+	assert_int_equal(dazukofs_get_accesses(h, accs, NULL, 3), 3);
+}
+
+/* The kernel takes the answers before a failing one; the rest go on. */
+static void test_short_writes(void **state)
+{
+	struct fake *f = *state;
+	struct dazukofs_access accs[3];
+	dazukofs_handle_t h;
+	int dev, efd[3], before;
+
+	h = open_fake(f, "sw", 8, 0, &dev);
+	before = open_fds();
+
+	/* the middle one fails: two writes */
+	read_three(f, h, dev, accs, efd);
+	fake_device_answers(dazukofs_get_fd(h), 2, ENOENT);
+	assert_int_equal(dazukofs_return_accesses(h, accs, 3, 0), -1);
+	assert_int_equal(errno, ENOENT);
+	assert_msg("cannot answer event 2 of group 'sw' (allow): write ");
+	/* 1-3 taken short, 2-3 fails, 2 alone fails, 3 */
+	assert_int_equal(fake_device_writes(), 4);
+	assert_answers(dev, "id=1 r=0\nid=3 r=0\n");
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(accs[i].fd, -1);
+		assert_int_equal(fcntl(efd[i], F_GETFD), -1);
+	}
+	assert_int_equal(open_fds(), before);
+
+	/* the first one fails */
+	read_three(f, h, dev, accs, efd);
+	fake_device_answers(dazukofs_get_fd(h), 1, EINVAL);
+	accs[1].deny = DAZUKOFS_DENY;
+	assert_int_equal(dazukofs_return_accesses(h, accs, 3, 0), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(fake_device_writes(), 3);	/* 1-3, 1 alone, 2-3 */
+	assert_answers(dev, "id=2 r=1\nid=3 r=0\n");
+
+	/* the last one fails */
+	read_three(f, h, dev, accs, efd);
+	fake_device_answers(dazukofs_get_fd(h), 3, ETIMEDOUT);
+	assert_int_equal(dazukofs_return_accesses(h, accs, 3, 0), -1);
+	assert_int_equal(errno, ETIMEDOUT);
+	assert_answers(dev, "id=1 r=0\nid=2 r=0\n");
+
+	/* the group went back to format 1: one answer per write */
+	read_three(f, h, dev, accs, efd);
+	fake_device_answers(dazukofs_get_fd(h), 99, ENOENT);
+	fake_device_one_per_write(1);
+	assert_int_equal(dazukofs_return_accesses(h, accs, 3, 0), 0);
+	fake_device_one_per_write(0);
+	assert_answers(dev, "id=1 r=0\nid=2 r=0\nid=3 r=0\n");
+	assert_int_equal(open_fds(), before);
+
+	/* none fails */
+	read_three(f, h, dev, accs, efd);
+	fake_device_answers(dazukofs_get_fd(h), 99, ENOENT);
+	assert_int_equal(dazukofs_return_accesses(h, accs, 3, 0), 0);
+	assert_int_equal(fake_device_writes(), 1);
+	assert_answers(dev, "id=1 r=0\nid=2 r=0\nid=3 r=0\n");
+	assert_int_equal(open_fds(), before);
+	fake_device_answers(-1, 0, 0);
+	assert_int_equal(dazukofs_close(h), 0);
+	close(dev);
+}
+
+/*
+ * A malformed format-2 record: its fd closed only if it names it for
+ * sure; in a batch the good ones still come back.
+ */
+static void test_malformed_v2(void **state)
+{
+	static const char *const closed[] = {
+		"id=1 fd=%d pid=x " REST2 "\n",		/* a bad field after fd */
+		"id=1 fd=%d pid=1 " REST2 " more\n",	/* trailing bytes */
+		"id=1 fd=%d ",				/* cut short */
+		"id=1 fd=%d pid=1 " REST2,		/* no newline */
+	};
+	static const char *const kept[] = {
+		"id=x fd=%d pid=1 " REST2 "\n",		/* id not a number */
+		"fd=%d pid=1 " REST2 "\n",
+		"id=1 fd=%d9x pid=1 " REST2 "\n",	/* not the fd's number */
+		"id=1 fd=%dx pid=1 " REST2 "\n",
+		"id=1 fd=%d\tpid=1 " REST2 "\n",
+		"id=1 fd=%d\npid=1\n",			/* neither format */
+		"id=1 fd=%d",				/* fd may go on */
+		"id=1  fd=%d pid=x\n",
+		"id=1\tfd=%d pid=x\n",
+	};
+	struct fake *f = *state;
+	struct dazukofs_access_info infos[4];
+	struct dazukofs_access accs[4];
+	char path[512], rec[4 * DAZUKOFS_RECORD_MAX];
+	dazukofs_handle_t h;
+	int dev, efd, efd2, before;
+
+	h = open_fake(f, "m2", 4, DAZUKOFS_NONBLOCK, &dev);
+	before = open_fds();
+	for (size_t i = 0; i < sizeof(closed) / sizeof(closed[0]); i++) {
+		efd = event_file(f, path, sizeof(path));
+		snprintf(rec, sizeof(rec), closed[i], efd);
+		put_record(dev, rec);
+		assert_int_equal(dazukofs_get_access_info(h, accs, infos), -1);
+		assert_int_equal(errno, EPROTO);
+		assert_msg("cannot get an event of group 'm2': malformed record from ");
+		if (fcntl(efd, F_GETFD) != -1)
+			fail_msg("record %zu: fd %d left open", i, efd);
+		assert_int_equal(open_fds(), before);
+	}
+	for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); i++) {
+		efd = event_file(f, path, sizeof(path));
+		snprintf(rec, sizeof(rec), kept[i], efd);
+		put_record(dev, rec);
+		assert_int_equal(dazukofs_get_access_info(h, accs, infos), -1);
+		assert_int_equal(errno, EPROTO);
+		if (fcntl(efd, F_GETFD) == -1)
+			fail_msg("record %zu: fd %d closed on a guess", i, efd);
+		close(efd);
+	}
+	/* a negative fd in a malformed record is no fd */
+	put_record(dev, "id=1 fd=-3 pid=x\n");
+	assert_int_equal(dazukofs_get_access(h, accs), -1);
+	assert_int_equal(errno, EPROTO);
+	/* never the handle's own device fd */
+	snprintf(rec, sizeof(rec), "id=1 fd=%d pid=x\n", dazukofs_get_fd(h));
+	put_record(dev, rec);
+	assert_int_equal(dazukofs_get_access(h, accs), -1);
+	assert_true(fcntl(dazukofs_get_fd(h), F_GETFD) != -1);
+	assert_int_equal(open_fds(), before);
+
+	/* a batch: good, bad (fd certain), bad (fd not certain), good */
+	efd = event_file(f, path, sizeof(path));
+	efd2 = event_file(f, path, sizeof(path));
+	{
+		int bad1 = event_file(f, path, sizeof(path));
+		int bad2 = event_file(f, path, sizeof(path));
+
+		snprintf(rec, sizeof(rec),
+			 "id=1 fd=%d pid=1 " REST2 "\n"
+			 "id=2 fd=%d pid=1 type=open\n"
+			 "id=x fd=%d pid=1 " REST2 "\n"
+			 "id=4 fd=%d pid=1 " REST2 "\n", efd, bad1, bad2, efd2);
+		put_record(dev, rec);
+		assert_int_equal(dazukofs_get_accesses(h, accs, infos, 4), 2);
+		assert_int_equal(errno, EPROTO);
+		assert_msg("cannot get 2 event(s) of group 'm2': malformed records from ");
+		assert_int_equal(accs[0].id, 1);
+		assert_int_equal(accs[0].fd, efd);
+		assert_int_equal(accs[1].id, 4);
+		assert_int_equal(accs[1].fd, efd2);
+		assert_int_equal(fcntl(bad1, F_GETFD), -1);
+		assert_true(fcntl(bad2, F_GETFD) != -1);
+		close(bad2);
+		assert_int_equal(dazukofs_return_accesses(h, accs, 2, 0), 0);
+		assert_answers(dev, "id=1 r=0\nid=4 r=0\n");
+	}
+	/* a malformed first line: the good one after it is still format 2 */
+	efd = event_file(f, path, sizeof(path));
+	snprintf(rec, sizeof(rec), "garbage\nid=5 fd=%d pid=1 " REST2 "\n", efd);
+	put_record(dev, rec);
+	assert_int_equal(dazukofs_get_accesses(h, accs, infos, 4), 1);
+	assert_int_equal(accs[0].id, 5);
+	assert_int_equal(accs[0].fd, efd);
+	assert_int_equal(dazukofs_return_accesses(h, accs, 1, 0), 0);
+	assert_answers(dev, "id=5 r=0\n");
+	/* only bad lines */
+	put_record(dev, "bad\nworse\n");
+	assert_int_equal(dazukofs_get_accesses(h, accs, infos, 4), -1);
+	assert_int_equal(errno, EPROTO);
+	/* more records than asked for: the extra one's fd is closed */
+	efd = event_file(f, path, sizeof(path));
+	efd2 = event_file(f, path, sizeof(path));
+	snprintf(rec, sizeof(rec), "id=6 fd=%d pid=1 " REST2 "\nid=7 fd=%d pid=1 "
+		 REST2 "\n", efd, efd2);
+	put_record(dev, rec);
+	assert_int_equal(dazukofs_get_access_info(h, accs, infos), 0);
+	assert_int_equal(accs[0].id, 6);
+	assert_int_equal(fcntl(efd2, F_GETFD), -1);
+	assert_int_equal(dazukofs_return_access(h, accs), 0);
+	assert_answers(dev, "id=6 r=0\n");
+	assert_int_equal(open_fds(), before);
+	assert_int_equal(dazukofs_close(h), 0);
+	close(dev);
+}
+
 static void test_worker_nonblock(void **state)
 {
 	struct fake *f = *state;
@@ -625,6 +1173,15 @@ int main(void)
 		T(test_worker_malformed),
 		T(test_worker_malformed_fd),
 		T(test_worker_nonblock),
+		T(test_set_record),
+		T(test_info_v1),
+		T(test_info_v2),
+		T(test_fd_error),
+		T(test_fd_error_reads_on),
+		T(test_batch_v2),
+		T(test_batch_v1),
+		T(test_short_writes),
+		T(test_malformed_v2),
 		T(test_open_errors),
 		T(test_ignore),
 		T(test_strerror_per_thread),

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Unit tests of module/protocol.c, the text of the group device protocol:
- * event records (read) and answers (write).  Built with ASan and UBSan.
+ * event records (read, formats 1 and 2) and answers (write), and the
+ * splitting of texts into lines.  Built with ASan and UBSan.
  */
 #include <limits.h>
 #include <setjmp.h>
@@ -555,6 +556,425 @@ static void response_remember(void **state)
 						   1, 1) > 0);
 }
 
+/* ---- format 2: one record per line ---- */
+
+static const struct dazukofs_proto_record rec_basic = {
+	.id = 7, .fd = 5, .pid = 1234, .uid = 1000, .euid = 0, .fsuid = 1000,
+	.type = DAZUKOFS_EVENT_OPEN,
+	.access = DAZUKOFS_ACCESS_READ | DAZUKOFS_ACCESS_TRUNC,
+	.dev_major = 8, .dev_minor = 1, .ino = 42, .size = 100, .change = 3,
+};
+
+#define REC_BASIC_TEXT "id=7 fd=5 pid=1234 uid=1000 euid=0 fsuid=1000 " \
+	"type=open access=rt dev=8:1 ino=42 size=100 change=3\n"
+
+/* The longest record: every number at its widest, fd negative. */
+static const struct dazukofs_proto_record rec_longest = {
+	.id = ULONG_MAX, .fd = -INT_MAX, .pid = INT_MAX, .uid = UINT_MAX,
+	.euid = UINT_MAX, .fsuid = UINT_MAX, .type = DAZUKOFS_EVENT_CLOSE_WRITE,
+	.access = 0xf, .dev_major = UINT_MAX, .dev_minor = UINT_MAX,
+	.ino = ULLONG_MAX, .size = LLONG_MAX, .change = ULLONG_MAX,
+};
+
+static int parse_rec(const char *s, size_t len, struct dazukofs_proto_record *rec)
+{
+	char *copy = malloc(len ? len : 1);
+	int ret;
+
+	assert_non_null(copy);
+	memcpy(copy, s, len);
+	ret = dazukofs_proto_parse_record(copy, len, rec);
+	free(copy);
+	return ret;
+}
+
+static int rec_equal(const struct dazukofs_proto_record *a,
+		     const struct dazukofs_proto_record *b)
+{
+	return a->id == b->id && a->fd == b->fd && a->pid == b->pid &&
+	       a->uid == b->uid && a->euid == b->euid && a->fsuid == b->fsuid &&
+	       a->type == b->type && a->access == b->access &&
+	       a->dev_major == b->dev_major && a->dev_minor == b->dev_minor &&
+	       a->ino == b->ino && a->size == b->size && a->change == b->change;
+}
+
+static const char *access_text(unsigned int access, char *buf)
+{
+	static const char letters[] = "rwtc";
+	char *p = buf;
+
+	if (!access)
+		*p++ = '-';
+	for (int i = 0; i < 4; i++)
+		if (access & (1U << i))
+			*p++ = letters[i];
+	*p = '\0';
+	return buf;
+}
+
+static const char *type_text(unsigned int type)
+{
+	switch (type) {
+	case DAZUKOFS_EVENT_OPEN: return DAZUKOFS_EVENT_NAME_OPEN;
+	case DAZUKOFS_EVENT_EXEC: return DAZUKOFS_EVENT_NAME_EXEC;
+	default: return DAZUKOFS_EVENT_NAME_CLOSE_WRITE;
+	}
+}
+
+/* What DAZUKOFS_RECORD_FORMAT makes of rec, by snprintf. */
+static int snprintf_rec(char *buf, size_t size,
+			const struct dazukofs_proto_record *r)
+{
+	char acc[8];
+
+	return snprintf(buf, size, DAZUKOFS_RECORD_FORMAT, r->id, r->fd, r->pid,
+			r->uid, r->euid, r->fsuid, type_text(r->type),
+			access_text(r->access, acc), r->dev_major, r->dev_minor,
+			r->ino, r->size, r->change);
+}
+
+static void format_record_basic(void **state)
+{
+	char buf[DAZUKOFS_RECORD_MAX];
+
+	(void)state;
+	assert_int_equal(dazukofs_proto_format_record(buf, sizeof(buf), &rec_basic),
+			 (int)strlen(REC_BASIC_TEXT));
+	assert_string_equal(buf, REC_BASIC_TEXT);
+}
+
+static void format_record_matches_uapi_format(void **state)
+{
+	struct dazukofs_proto_record recs[] = {
+		rec_basic, rec_longest, rec_basic, rec_basic, rec_basic,
+		rec_basic, rec_basic,
+	};
+	char buf[DAZUKOFS_RECORD_MAX], want[DAZUKOFS_RECORD_MAX];
+	size_t i;
+
+	(void)state;
+	recs[2].fd = -2 /* -ENOENT */;
+	recs[2].type = DAZUKOFS_EVENT_EXEC;
+	recs[2].access = 0;
+	recs[3].type = DAZUKOFS_EVENT_CLOSE_WRITE;
+	recs[3].access = DAZUKOFS_ACCESS_WRITE | DAZUKOFS_ACCESS_CREATE;
+	memset(&recs[4], 0, sizeof(recs[4]));
+	recs[4].type = DAZUKOFS_EVENT_OPEN;
+	recs[5].access = 0xf;
+	recs[5].fd = INT_MAX;
+	recs[6].fd = -1;
+	recs[6].access = DAZUKOFS_ACCESS_CREATE;
+	for (i = 0; i < sizeof(recs) / sizeof(recs[0]); i++) {
+		int n = snprintf_rec(want, sizeof(want), &recs[i]);
+
+		assert_int_equal(dazukofs_proto_format_record(buf, sizeof(buf),
+							      &recs[i]), n);
+		assert_string_equal(buf, want);
+	}
+}
+
+/* The longest record fits DAZUKOFS_RECORD_MAX with its NUL. */
+static void format_record_longest_fits(void **state)
+{
+	char buf[DAZUKOFS_RECORD_MAX], want[DAZUKOFS_RECORD_MAX * 2];
+	struct dazukofs_proto_record plus = rec_longest;
+	int n;
+
+	(void)state;
+	n = dazukofs_proto_format_record(buf, sizeof(buf), &rec_longest);
+	assert_true(n > 0);
+	assert_true(n < DAZUKOFS_RECORD_MAX);
+	assert_int_equal(n, snprintf_rec(want, sizeof(want), &rec_longest));
+	assert_string_equal(buf, want);
+	/* a positive fd is one character shorter */
+	plus.fd = INT_MAX;
+	assert_int_equal(dazukofs_proto_format_record(buf, sizeof(buf), &plus),
+			 n - 1);
+}
+
+/* Every buffer size: too small fails, nothing past size is touched. */
+static void format_record_buffer_limits(void **state)
+{
+	const struct dazukofs_proto_record *recs[] = { &rec_basic, &rec_longest };
+	char want[DAZUKOFS_RECORD_MAX];
+
+	(void)state;
+	for (size_t r = 0; r < 2; r++) {
+		size_t len = (size_t)snprintf_rec(want, sizeof(want), recs[r]);
+
+		for (size_t size = 0; size <= DAZUKOFS_RECORD_MAX; size++) {
+			char *buf = malloc(size ? size : 1);
+			int n;
+
+			assert_non_null(buf);
+			memset(buf, CANARY, size);
+			n = dazukofs_proto_format_record(size ? buf : NULL, size,
+							 recs[r]);
+			if (size <= len) {
+				assert_int_equal(n, -1);
+			} else {
+				assert_int_equal(n, (int)len);
+				assert_string_equal(buf, want);
+			}
+			free(buf);
+		}
+	}
+}
+
+static void format_record_rejects_invalid(void **state)
+{
+	struct dazukofs_proto_record bad[9];
+	char buf[DAZUKOFS_RECORD_MAX];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 9; i++)
+		bad[i] = rec_basic;
+	bad[0].fd = INT_MIN;
+	bad[1].pid = -1;
+	bad[2].size = -1;
+	bad[3].type = 0;
+	bad[4].type = DAZUKOFS_EVENT_OPEN | DAZUKOFS_EVENT_EXEC;
+	bad[5].type = 0x8;
+	bad[6].access = 0x10;
+	bad[7].access = 0x80000000U;
+	bad[8].pid = INT_MIN;
+	for (i = 0; i < 9; i++) {
+		memset(buf, CANARY, sizeof(buf));
+		if (dazukofs_proto_format_record(buf, sizeof(buf), &bad[i]) != -1)
+			fail_msg("formatted invalid record #%zu", i);
+	}
+}
+
+static void parse_record_round_trip(void **state)
+{
+	struct dazukofs_proto_record recs[] = {
+		rec_basic, rec_longest, rec_basic, rec_basic, rec_basic,
+	};
+	size_t i;
+
+	(void)state;
+	recs[2].fd = -1;
+	recs[2].type = DAZUKOFS_EVENT_EXEC;
+	recs[2].access = 0;
+	recs[3].fd = INT_MAX;
+	recs[3].access = 0xf;
+	recs[3].type = DAZUKOFS_EVENT_CLOSE_WRITE;
+	memset(&recs[4], 0, sizeof(recs[4]));
+	recs[4].type = DAZUKOFS_EVENT_OPEN;
+	for (unsigned int a = 0; a <= 0xf; a++) {
+		for (i = 0; i < sizeof(recs) / sizeof(recs[0]); i++) {
+			struct dazukofs_proto_record got;
+			char buf[DAZUKOFS_RECORD_MAX];
+			int n;
+
+			recs[i].access = a;
+			n = dazukofs_proto_format_record(buf, sizeof(buf), &recs[i]);
+			assert_true(n > 0);
+			memset(&got, 0x77, sizeof(got));
+			assert_int_equal(parse_rec(buf, (size_t)n, &got), 0);
+			assert_true(rec_equal(&got, &recs[i]));
+			/* the newline is part of the record */
+			assert_int_equal(parse_rec(buf, (size_t)n - 1, &got), -1);
+			/* every prefix is refused */
+			for (size_t k = 0; k < (size_t)n; k++)
+				assert_int_equal(parse_rec(buf, k, &got), -1);
+		}
+	}
+}
+
+static void parse_record_valid_forms(void **state)
+{
+	/* leading zeros, also after the minus */
+	static const char zeros[] = "id=007 fd=-002 pid=01 uid=00 euid=0 fsuid=0 "
+		"type=exec access=- dev=08:001 ino=0 size=00 change=0\n";
+	/* the extremes */
+	static const char max[] = "id=18446744073709551615 fd=-2147483647 "
+		"pid=2147483647 uid=4294967295 euid=4294967295 fsuid=4294967295 "
+		"type=close_write access=rwtc dev=4294967295:4294967295 "
+		"ino=18446744073709551615 size=9223372036854775807 "
+		"change=18446744073709551615\n";
+	struct dazukofs_proto_record rec;
+
+	(void)state;
+	assert_int_equal(parse_rec(REC_BASIC_TEXT, strlen(REC_BASIC_TEXT), &rec), 0);
+	assert_true(rec_equal(&rec, &rec_basic));
+	assert_int_equal(parse_rec(zeros, sizeof(zeros) - 1, &rec), 0);
+	assert_true(rec.id == 7 && rec.fd == -2 && rec.pid == 1 &&
+		    rec.type == DAZUKOFS_EVENT_EXEC && rec.access == 0 &&
+		    rec.dev_major == 8 && rec.dev_minor == 1 && rec.size == 0);
+	assert_int_equal(parse_rec(max, sizeof(max) - 1, &rec), 0);
+	assert_true(rec_equal(&rec, &rec_longest));
+	assert_true(sizeof(max) <= DAZUKOFS_RECORD_MAX);
+}
+
+/* A valid record with one piece replaced by another text. */
+static void check_bad_variant(const char *from, const char *to)
+{
+	static const char good[] = "id=7 fd=5 pid=1234 uid=1000 euid=0 fsuid=1000 "
+		"type=open access=rt dev=8:1 ino=42 size=100 change=3\n";
+	char text[DAZUKOFS_RECORD_MAX * 2];
+	const char *at = strstr(good, from);
+	struct dazukofs_proto_record rec;
+	size_t pre, len;
+
+	assert_non_null(at);
+	pre = (size_t)(at - good);
+	len = strlen(to);
+	memcpy(text, good, pre);
+	memcpy(text + pre, to, len);
+	memcpy(text + pre + len, at + strlen(from),
+	       sizeof(good) - 1 - pre - strlen(from));
+	len = sizeof(good) - 1 - strlen(from) + len;
+	memset(&rec, 0x55, sizeof(rec));
+	if (parse_rec(text, len, &rec) != -1)
+		fail_msg("accepted '%s' for '%s'", to, from);
+	for (size_t i = 0; i < sizeof(rec); i++)
+		assert_int_equal(((unsigned char *)&rec)[i], 0x55);
+}
+
+static void parse_record_malformed(void **state)
+{
+	static const char *const subst[][2] = {
+		{ "fd=5", "fd=-0" },		/* "-0" */
+		{ "fd=5", "fd=-00" },
+		{ "fd=5", "fd=-2147483648" },	/* INT_MIN */
+		{ "fd=5", "fd=2147483648" },
+		{ "fd=5", "fd=+5" },
+		{ "fd=5", "fd=--5" },
+		{ "fd=5", "fd=-" },
+		{ "fd=5", "fd=" },
+		{ "pid=1234", "pid=-1" },
+		{ "pid=1234", "pid=2147483648" },
+		{ "uid=1000", "uid=4294967296" },
+		{ "uid=1000", "uid=-1" },
+		{ "euid=0", "euid=" },
+		{ "fsuid=1000", "fsuid=4294967296" },
+		{ "id=7", "id=18446744073709551616" },
+		{ "id=7", "id=-7" },
+		{ "size=100", "size=-1" },
+		{ "size=100", "size=9223372036854775808" },
+		{ "ino=42", "ino=18446744073709551616" },
+		{ "change=3", "change=18446744073709551616" },
+		{ "dev=8:1", "dev=4294967296:1" },
+		{ "dev=8:1", "dev=8:4294967296" },
+		{ "dev=8:1", "dev=8" },
+		{ "dev=8:1", "dev=8:" },
+		{ "dev=8:1", "dev=:1" },
+		{ "dev=8:1", "dev=8,1" },
+		{ "type=open", "type=" },		/* bad type */
+		{ "type=open", "type=Open" },
+		{ "type=open", "type=opened" },
+		{ "type=open", "type=ope" },
+		{ "type=open", "type=close" },
+		{ "type=open", "type=close_writer" },
+		{ "type=open", "type=1" },
+		{ "type=open", "type=open,exec" },
+		{ "access=rt", "access=" },		/* bad access */
+		{ "access=rt", "access=tr" },		/* order */
+		{ "access=rt", "access=rr" },		/* duplicates */
+		{ "access=rt", "access=rtt" },
+		{ "access=rt", "access=rwtcr" },
+		{ "access=rt", "access=cw" },
+		{ "access=rt", "access=-r" },
+		{ "access=rt", "access=r-" },
+		{ "access=rt", "access=--" },
+		{ "access=rt", "access=x" },
+		{ "access=rt", "access=R" },
+		{ "access=rt", "access=rx" },
+		{ "access=rt", "access=1" },
+		{ "id=7 fd=5", "fd=5 id=7" },		/* field order */
+		{ "uid=1000 euid=0", "euid=0 uid=1000" },
+		{ "ino=42 size=100", "size=100 ino=42" },
+		{ "pid=1234 ", "pid=1234 pid=1234 " },	/* duplicate field */
+		{ "type=open ", "type=open type=open " },
+		{ "type=open ", "" },			/* missing field */
+		{ " change=3", "" },
+		{ "id=7 ", "id=7  " },			/* blanks */
+		{ "id=7 ", "id=7\t" },
+		{ "id=7", " id=7" },
+		{ "id=", "ID=" },
+		{ "id=7", "id=0x7" },
+		{ "change=3\n", "change=3" },		/* no newline */
+		{ "change=3\n", "change=3 \n" },	/* trailing garbage */
+		{ "change=3\n", "change=3\n\n" },
+		{ "change=3\n", "change=3\r\n" },
+		{ "change=3\n", "change=3\nx" },
+		{ "change=3\n", "change=3 extra=1\n" },
+		{ "change=3\n", "change=3\n" REC_BASIC_TEXT },	/* two records */
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(subst) / sizeof(subst[0]); i++)
+		check_bad_variant(subst[i][0], subst[i][1]);
+}
+
+/* An embedded NUL anywhere is refused: the length, not a NUL, counts. */
+static void parse_record_nul(void **state)
+{
+	const size_t len = strlen(REC_BASIC_TEXT);
+	struct dazukofs_proto_record rec;
+	struct dazukofs_proto_event ev;
+	char buf[DAZUKOFS_RECORD_MAX];
+
+	(void)state;
+	for (size_t i = 0; i < len; i++) {
+		memcpy(buf, REC_BASIC_TEXT, len);
+		buf[i] = '\0';
+		assert_int_equal(parse_rec(buf, len, &rec), -1);
+	}
+	/* a format-1 record is not a format-2 one, nor the other way round */
+	assert_int_equal(parse_rec("id=1\nfd=2\npid=3\n", 17, &rec), -1);
+	assert_int_equal(parse_ev(REC_BASIC_TEXT, len, &ev), -1);
+}
+
+static void line_len(void **state)
+{
+	static const char two[] = "id=1 r=0\nid=2 r=1\n";
+
+	(void)state;
+	assert_int_equal(dazukofs_proto_line_len("", 0), 0);
+	assert_int_equal(dazukofs_proto_line_len("abc", 3), 3);
+	assert_int_equal(dazukofs_proto_line_len("\n", 1), 1);
+	assert_int_equal(dazukofs_proto_line_len("\n\n", 2), 1);
+	assert_int_equal(dazukofs_proto_line_len(two, sizeof(two) - 1), 9);
+	assert_int_equal(dazukofs_proto_line_len(two + 9, sizeof(two) - 10), 9);
+	/* the length, not a NUL, ends the text */
+	assert_int_equal(dazukofs_proto_line_len("a\0b\nc", 5), 4);
+	assert_int_equal(dazukofs_proto_line_len("ab\ncd", 2), 2);
+	assert_int_equal(dazukofs_proto_line_len("ab\ncd", 3), 3);
+	/* a NULL text of length 0 is not read */
+	assert_int_equal(dazukofs_proto_line_len(NULL, 0), 0);
+}
+
+/* Several records, one per line, split by line_len and parsed one by one. */
+static void line_len_records(void **state)
+{
+	struct dazukofs_proto_record recs[3] = { rec_basic, rec_longest, rec_basic };
+	char text[DAZUKOFS_RECORD_MAX * 3];
+	size_t len = 0, off, i;
+
+	(void)state;
+	recs[2].fd = -13;
+	for (i = 0; i < 3; i++) {
+		int n = dazukofs_proto_format_record(text + len, sizeof(text) - len,
+						     &recs[i]);
+
+		assert_true(n > 0);
+		len += (size_t)n;
+	}
+	for (off = 0, i = 0; off < len; i++) {
+		size_t n = dazukofs_proto_line_len(text + off, len - off);
+		struct dazukofs_proto_record got;
+
+		assert_true(i < 3);
+		assert_int_equal(parse_rec(text + off, n, &got), 0);
+		assert_true(rec_equal(&got, &recs[i]));
+		off += n;
+	}
+	assert_int_equal(i, 3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -576,6 +996,17 @@ int main(void)
 		cmocka_unit_test(parse_response_uses_length),
 		cmocka_unit_test(parse_response_length_limits),
 		cmocka_unit_test(response_remember),
+		cmocka_unit_test(format_record_basic),
+		cmocka_unit_test(format_record_matches_uapi_format),
+		cmocka_unit_test(format_record_longest_fits),
+		cmocka_unit_test(format_record_buffer_limits),
+		cmocka_unit_test(format_record_rejects_invalid),
+		cmocka_unit_test(parse_record_round_trip),
+		cmocka_unit_test(parse_record_valid_forms),
+		cmocka_unit_test(parse_record_malformed),
+		cmocka_unit_test(parse_record_nul),
+		cmocka_unit_test(line_len),
+		cmocka_unit_test(line_len_records),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

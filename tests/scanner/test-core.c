@@ -210,6 +210,71 @@ static void test_exclusions(void **state)
 	assert_int_equal(atomic_load(&f->sc.stats.denied), 2);
 }
 
+/*
+ * The uids a dazukofs record of format 2 carries decide exclude_uid and
+ * exclude_root, not /proc: all three must be excluded; the exe exclusion
+ * still reads /proc.
+ */
+static void test_exclusions_record_uids(void **state)
+{
+	struct fixture *f = *state;
+	struct opener_ids who = { .pid = 0x3ffffff, .have_uids = 1,
+				  .uid = 1234, .euid = 1234, .fsuid = 1234 };
+	uid_t excluded = 1234;
+	char why[PATH_MAX + 16], exe[PATH_MAX], *e[1] = { exe };
+	ssize_t n;
+	uid_t uid;
+
+	f->cfg.exclude_uids.v = &excluded;
+	f->cfg.exclude_uids.n = 1;
+	/* no such process: only the record can tell */
+	assert_int_equal(opener_excluded_ids(&f->cfg, &who, why, sizeof(why)), 1);
+	assert_string_equal(why, "uid 1234");
+	assert_int_equal(opener_ids_uid(&who, &uid), 0);
+	assert_int_equal(uid, 1234);
+	who.euid = 0;			/* set-uid root */
+	assert_int_equal(opener_excluded_ids(&f->cfg, &who, why, sizeof(why)), 0);
+	who.euid = 1234;
+	who.fsuid = 1000;		/* setfsuid to another user */
+	assert_int_equal(opener_excluded_ids(&f->cfg, &who, why, sizeof(why)), 0);
+	who.uid = 0;
+	assert_int_equal(opener_excluded_ids(&f->cfg, &who, why, sizeof(why)), 0);
+	f->cfg.exclude_root = 1;
+	who.uid = who.euid = 0;
+	who.fsuid = 1234;
+	assert_int_equal(opener_excluded_ids(&f->cfg, &who, why, sizeof(why)), 1);
+	assert_string_equal(why, "uid 0");
+	f->cfg.exclude_root = 0;
+	assert_int_equal(opener_excluded_ids(&f->cfg, &who, why, sizeof(why)), 0);
+
+	/* the record's uids win over /proc's: this process's uid is not 1234 */
+	who.pid = getpid();
+	who.uid = who.euid = who.fsuid = 4321;
+	if (getuid() != 4321)
+		assert_int_equal(opener_excluded_ids(&f->cfg, &who, why,
+						     sizeof(why)), 0);
+	/* without uids, /proc: the pid that is no process is not excluded */
+	who.pid = 0x3ffffff;
+	who.have_uids = 0;
+	assert_int_equal(opener_excluded_ids(&f->cfg, &who, why, sizeof(why)), 0);
+	assert_int_equal(opener_ids_uid(&who, &uid), -1);
+	f->cfg.exclude_uids.n = 0;
+	f->cfg.exclude_uids.v = NULL;
+
+	/* by executable: still /proc, with or without the record's uids */
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	assert_true(n > 0);
+	exe[n] = 0;
+	f->cfg.exclude_exes.items = e;
+	f->cfg.exclude_exes.n = 1;
+	who.pid = getpid();
+	who.have_uids = 1;
+	assert_int_equal(opener_excluded_ids(&f->cfg, &who, why, sizeof(why)), 1);
+	assert_non_null(strstr(why, "exe /"));
+	f->cfg.exclude_exes.n = 0;
+	f->cfg.exclude_exes.items = NULL;
+}
+
 static void test_parse_uids(void **state)
 {
 	uid_t r, e, fs;
@@ -928,6 +993,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_scan_size, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_report_only, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exclusions, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_exclusions_record_uids, setup,
+						teardown),
 		cmocka_unit_test(test_parse_uids),
 		cmocka_unit_test_setup_teardown(test_filters, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
