@@ -5,7 +5,9 @@
  * Groups are directories in configfs (DAZUKOFS_CONFIGFS_ROOT/NAME); group N
  * hands out access events on the character device DAZUKOFS_DEV_PREFIX "N".
  * A read() returns one event as text, DAZUKOFS_EVENT_FORMAT; a write() of
- * DAZUKOFS_RESPONSE_FORMAT answers it.  Counters are in DAZUKOFS_SYSFS_ROOT.
+ * DAZUKOFS_RESPONSE_FORMAT answers it.  A group may choose record format 2
+ * instead (DAZUKOFS_RECORD_FORMAT, batches of events and of answers).
+ * Counters are in DAZUKOFS_SYSFS_ROOT.
  * Documentation/filesystems/dazukofs.rst describes the protocol in full.
  */
 #ifndef _UAPI_LINUX_DAZUKOFS_H
@@ -78,18 +80,22 @@
  *               then, or 0 if the filesystem keeps none
  *
  * A read() returns up to count / DAZUKOFS_RECORD_MAX records, each with
- * its own fd, and waits only for the first; count must be at least
- * DAZUKOFS_RECORD_MAX.  A write() may carry several answers, one per line;
- * it returns the bytes of the answers taken, short before the first one
- * that fails (the next write() starting with that one fails with its
- * errno), or -EINVAL if the first is malformed.
+ * its own fd, and waits only for the first; a count below
+ * DAZUKOFS_RECORD_MAX fails with EINVAL.  A write() of any length may
+ * carry several answers, one per line (each at most DAZUKOFS_RESPONSE_MAX
+ * bytes); it returns the bytes of the answers taken, short before the
+ * first one that fails (the next write() starting with that one fails
+ * with its errno), or the first answer's error.
  */
 #define DAZUKOFS_RECORD_V1		1
 #define DAZUKOFS_RECORD_V2		2
 #define DAZUKOFS_RECORD_FORMAT \
 	"id=%lu fd=%d pid=%d uid=%u euid=%u fsuid=%u type=%s access=%s " \
 	"dev=%u:%u ino=%llu size=%lld change=%llu\n"
-/* The longest format-2 record (a record is shorter). */
+/*
+ * Room for any format-2 record and a NUL (the longest is 235 bytes): the
+ * unit of a format-2 read()'s count, which must be at least this.
+ */
 #define DAZUKOFS_RECORD_MAX		256
 
 /* The access bits of a format-2 record, in the order of its letters. */
