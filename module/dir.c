@@ -257,27 +257,33 @@ static int dazukofs_unlink(struct inode *dir, struct dentry *dentry)
 	dazukofs_idmap_t *idmap = dazukofs_lower_idmap(dir->i_sb);
 	struct dentry *lower = dazukofs_lower_dentry(dentry);
 	struct dentry *lower_dir;
+	bool shared;
 	int err;
 
 	lower_dir = dazukofs_lock_lower_parent(dentry);
 	if (IS_ERR(lower_dir))
 		return PTR_ERR(lower_dir);
 	/*
-	 * Our own reference makes the lower dentry unhashed rather than
-	 * negative (d_delete()): other users of the dazukofs dentry may still
-	 * look at its lower inode.
+	 * Unhashed, the dentry gains no new users; a lookup of the name
+	 * waits for the parent's lock and makes a new one.  If the unlinker
+	 * is its only user, the lower dentry may turn negative (d_delete()):
+	 * nothing will look at it again.  Else our own reference makes it
+	 * unhashed rather than negative, for those users.  An extra reference
+	 * when there is no need for one would make NFS sillyrename the file
+	 * (nfs_unlink() renames a dentry in use to .nfsXXXX instead).
 	 */
-	dget(lower);
+	d_drop(dentry);
+	shared = d_count(dentry) > 1;
+	if (shared)
+		dget(lower);
 	err = -ESTALE;
 	if (dazukofs_lower_matches(dentry, lower))
 		err = vfs_unlink(idmap, d_inode(lower_dir), lower, NULL);
-	dput(lower);
+	if (shared)
+		dput(lower);
 	dazukofs_copy_attr(d_inode(dentry));
 	dazukofs_copy_attr(dir);
 	dazukofs_unlock_lower_parent(dentry, lower_dir);
-	/* The lower dentry is gone: don't keep a negative one pointing at it. */
-	if (!err)
-		d_drop(dentry);
 	return err;
 }
 

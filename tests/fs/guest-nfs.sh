@@ -1,0 +1,53 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Guest script (root, in the VM): dazukofs over NFSv4.  The guest's own
+# nfsd exports a tmpfs owned by a user (uid 1000) with root_squash to
+# 127.0.0.1; the guest mounts it (NFSv4.2) and stacks dazukofs on that.
+# fs-nfs checks unlink (no sillyrename unless open), root_squash through
+# the mount, locks held on the server, and a worker's EACCES reported.
+set -u
+DZ_TAG=guest-nfs
+. "${DAZUKOFS_SRC:?}/tests/vm/guest/lib.sh"
+BIN=${DAZUKOFS_BUILD:?}/tests/fs
+W=/tmp/dz-nfs
+USER_UID=1000
+rc=0
+fail() { dz_err "FAIL: $*"; rc=1; }
+
+[ -x "$BIN/fs-nfs" ] || { dz_err "$BIN/fs-nfs missing (build first)"; exit 1; }
+modprobe -a nfsd nfsv4 || { dz_err "modprobe nfsd nfsv4 failed"; exit 1; }
+dz_load || exit 1
+
+# The server's state stays in the guest: the root filesystem is the host's.
+mount -t tmpfs nfs-state /var/lib/nfs || exit 1
+mkdir -p /var/lib/nfs/v4recovery /var/lib/nfs/rpc_pipefs "$W/export" "$W/client" "$W/upper"
+touch /var/lib/nfs/etab /var/lib/nfs/rmtab
+mount -t nfsd nfsd /proc/fs/nfsd || exit 1
+mount -t rpc_pipefs rpc_pipefs /var/lib/nfs/rpc_pipefs || exit 1
+mount -t tmpfs -o mode=0755,size=64m nfs-export "$W/export" || exit 1
+chown "$USER_UID:$USER_UID" "$W/export"
+# The shortest grace period: locks wait for it to end.
+echo 10 >/proc/fs/nfsd/nfsv4gracetime
+echo 10 >/proc/fs/nfsd/nfsv4leasetime
+ip link set lo up
+exportfs -i -o rw,root_squash,fsid=0,no_subtree_check,insecure,sync \
+	"127.0.0.1/32:$W/export" || { dz_err "exportfs failed"; exit 1; }
+rpc.mountd -N 3 --no-udp || { dz_err "rpc.mountd failed"; exit 1; }
+rpc.nfsd -N 3 --no-udp 4 || { dz_err "rpc.nfsd failed"; exit 1; }
+timeout 60 mount -t nfs4 -o vers=4.2,retry=0 127.0.0.1:/ "$W/client" ||
+	{ dz_err "mount -t nfs4 failed"; exit 1; }
+mount -t dazukofs "$W/client" "$W/upper" || { dz_err "mount -t dazukofs over NFS failed"; exit 1; }
+
+start=$(date +%s)
+"$BIN/fs-nfs" "$W/export" "$W/client" "$W/upper" "$USER_UID" || rc=1
+echo "guest-nfs: fs-nfs took $(( $(date +%s) - start )) s"
+
+umount "$W/upper" || fail "umount dazukofs"
+umount "$W/client" || fail "umount nfs"
+rpc.nfsd 0
+pkill -x rpc.mountd
+exportfs -ua 2>/dev/null
+rmmod dazukofs || fail "rmmod dazukofs"
+[ "$rc" = 0 ] && echo "guest-nfs: PASS" || echo "guest-nfs: FAIL"
+exit "$rc"
