@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 
 #include <dazukofs.h>
 
@@ -32,6 +33,8 @@ struct dz_source {
 struct source_worker {
 	struct source *src;
 	int backoff_ms;		/* after consecutive failed reads */
+	time_t fd_error_said;	/* when the last fd error was logged */
+	unsigned long fd_errors_unsaid;	/* since then */
 	dazukofs_handle_t h;
 	struct dazukofs_access acc;
 	struct dazukofs_access_info info;
@@ -89,7 +92,19 @@ static void fd_error(struct source_worker *w)
 	const struct dazukofs_access_info *info = &w->info;
 	const char *name = strerrorname_np(info->fd_error);
 
+	time_t now = time(NULL);
+
 	atomic_fetch_add(&w->src->stats->errors, 1);
+	/* A filesystem the scanner cannot read fails every file: a line a second. */
+	if (now == w->fd_error_said) {
+		w->fd_errors_unsaid++;
+		return;
+	}
+	if (w->fd_errors_unsaid)
+		log_notice("group '%s': %lu more files the module could not open for scanning",
+			   w->src->cfg->group, w->fd_errors_unsaid);
+	w->fd_error_said = now;
+	w->fd_errors_unsaid = 0;
 	log_notice("group '%s': event %lu: the module could not open the file for scanning (%s%s%s), opened by pid %d uid %u, dev %u:%u inode %ju; settled by the group's open_error_action",
 		   w->src->cfg->group, w->acc.id, name ? name : "",
 		   name ? ": " : "", strerror(info->fd_error), (int)w->acc.pid,
