@@ -11,6 +11,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,6 +155,83 @@ static void test_deny(void **state)
 	assert_int_equal(dazukofs_group_delete("lib_w"), 0);
 	assert_int_equal(dazukofs_get_stats("lib_w", &s), -1);
 	assert_int_equal(errno, ENOENT);
+}
+
+/* Wait until @n events of the group wait for a worker. */
+static void wait_waiting(const char *group, uint64_t n)
+{
+	struct dazukofs_stats s;
+	int tries;
+
+	for (tries = 0; tries < 2000; tries++) {
+		assert_int_equal(dazukofs_get_stats(group, &s), 0);
+		if (s.waiting == n)
+			return;
+		usleep(10000);
+	}
+	fail_msg("%ju events never waited in %s", (uintmax_t)n, group);
+}
+
+/*
+ * Record format 2 from the module through the library: the opener's
+ * uids, type, access and the file's identity; a batch of events in one
+ * read and their answers in one write.
+ */
+static void test_record_v2(void **state)
+{
+	struct dazukofs_access acc[4];
+	struct dazukofs_access_info info[4];
+	dazukofs_handle_t h;
+	pid_t child[3];
+	struct stat st;
+	int i, n, want;
+
+	(void)state;
+	mkfile("rec-0");
+	mkfile("rec-1");
+	mkfile("rec-2");
+	assert_int_equal(dazukofs_group_create("lib_rec", NULL), 0);
+	assert_int_equal(dazukofs_group_set_record("lib_rec", DAZUKOFS_RECORD_V2), 0);
+	assert_int_equal(dazukofs_group_set_record("lib_rec", 3), -1);
+	assert_int_equal(errno, EINVAL);
+	h = dazukofs_open("lib_rec", 0);
+	assert_non_null(h);
+
+	child[0] = opener("rec-0");
+	assert_int_equal(dazukofs_get_access_info(h, &acc[0], &info[0]), 0);
+	assert_int_equal(acc[0].pid, child[0]);
+	assert_int_equal(info[0].format, DAZUKOFS_RECORD_V2);
+	assert_int_equal(info[0].type, DAZUKOFS_EVENT_OPEN);
+	assert_int_equal(info[0].access, DAZUKOFS_ACCESS_READ);
+	assert_int_equal(info[0].fd_error, 0);
+	assert_int_equal(info[0].uid, getuid());
+	assert_int_equal(fstat(acc[0].fd, &st), 0);
+	assert_true(info[0].dev == st.st_dev && info[0].ino == st.st_ino);
+	assert_int_equal(info[0].size, 5);
+	assert_int_equal(dazukofs_return_access(h, &acc[0]), 0);
+	assert_int_equal(reap(child[0]), 0);
+
+	for (i = 0; i < 3; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "rec-%d", i);
+		child[i] = opener(name);
+	}
+	wait_waiting("lib_rec", 3);
+	n = dazukofs_get_accesses(h, acc, info, 4);
+	assert_int_equal(n, 3);
+	for (i = 0; i < n; i++) {
+		assert_true(acc[i].fd >= 0);
+		assert_int_equal(info[i].format, DAZUKOFS_RECORD_V2);
+		acc[i].deny = acc[i].pid == child[1];
+	}
+	assert_int_equal(dazukofs_return_accesses(h, acc, (size_t)n, 0), 0);
+	for (i = 0; i < 3; i++) {
+		want = i == 1 ? 10 : 0;
+		assert_int_equal(reap(child[i]), want);
+	}
+	assert_int_equal(dazukofs_close(h), 0);
+	assert_int_equal(dazukofs_group_delete("lib_rec"), 0);
 }
 
 static void *open_in_thread(void *arg)
@@ -354,6 +432,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_ignore_nonblock),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_group_identity),
+		cmocka_unit_test(test_record_v2),
 	};
 
 	if (argc < 3) {
