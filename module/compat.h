@@ -19,7 +19,9 @@
 #include <linux/fcntl.h>
 #include <linux/fs.h>
 #include <linux/mount.h>
+#include <linux/iversion.h>
 #include <linux/splice.h>
+#include <linux/stat.h>
 
 #ifdef DAZUKOFS_HAVE_BACKING_FILE_USER_FILE
 #include <linux/backing-file.h>
@@ -222,6 +224,28 @@ static inline struct file *dazukofs_open_backing(const struct file *user_file,
 #else
 	return dentry_open(real_path, flags, cred);
 #endif
+}
+
+/*
+ * v6.3 "vfs: plumb i_version handling into struct kstat": getattr reports
+ * a file's change counter, also where the filesystem keeps it apart from
+ * i_version's machinery (NFS's change attribute).  Before that, only
+ * i_version, read so that the next change moves it on.
+ */
+#ifdef DAZUKOFS_HAVE_STATX_CHANGE_COOKIE
+#define DAZUKOFS_STATX_CHANGE_COOKIE	STATX_CHANGE_COOKIE
+#else
+#define DAZUKOFS_STATX_CHANGE_COOKIE	0
+#endif
+
+static inline u64 dazukofs_change_cookie(const struct kstat *stat,
+					 struct inode *inode)
+{
+#ifdef DAZUKOFS_HAVE_STATX_CHANGE_COOKIE
+	if (stat->result_mask & STATX_CHANGE_COOKIE)
+		return stat->change_cookie;
+#endif
+	return IS_I_VERSION(inode) ? inode_query_iversion(inode) : 0;
 }
 
 /*

@@ -8,7 +8,6 @@
 #include <linux/device.h>
 #include <linux/file.h>
 #include <linux/fs.h>
-#include <linux/iversion.h>
 #include <linux/pid.h>
 #include <linux/poll.h>
 #include <linux/slab.h>
@@ -168,8 +167,9 @@ static void dazukofs_record_fill(struct dazukofs_proto_record *rec,
 	 * What stat() would say: btrfs subvolumes have a st_dev of their own,
 	 * and a worker that keys a cache on (dev, ino) must not mix them up.
 	 */
-	if (vfs_getattr_nosec(&event->path, &stat, STATX_INO | STATX_SIZE,
-			      AT_STATX_DONT_SYNC)) {
+	if (vfs_getattr_nosec(&event->path, &stat, STATX_INO | STATX_SIZE |
+			      DAZUKOFS_STATX_CHANGE_COOKIE, AT_STATX_DONT_SYNC)) {
+		stat.result_mask = 0;
 		stat.dev = inode->i_sb->s_dev;
 		stat.ino = inode->i_ino;
 		stat.size = i_size_read(inode);
@@ -178,8 +178,7 @@ static void dazukofs_record_fill(struct dazukofs_proto_record *rec,
 	rec->dev_minor = MINOR(stat.dev);
 	rec->ino = stat.ino;
 	rec->size = max_t(loff_t, stat.size, 0);
-	/* Queried: the next change of the file moves it on. */
-	rec->change = IS_I_VERSION(inode) ? inode_query_iversion(inode) : 0;
+	rec->change = dazukofs_change_cookie(&stat, inode);
 }
 
 /* Format @rec into @text; the record always fits. */

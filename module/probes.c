@@ -12,6 +12,7 @@
 #include <linux/fsnotify_backend.h>
 #include <linux/mount.h>
 #include <linux/splice.h>
+#include <linux/stat.h>
 
 #if defined(PROBE_BACKING_FILE_USER_FILE)
 #include <linux/backing-file.h>
@@ -121,6 +122,15 @@ struct file **dazukofs_probe(struct file_lock *fl);
 struct file **dazukofs_probe(struct file_lock *fl)
 {
 	return &fl->c.flc_file;
+}
+#endif
+
+#ifdef PROBE_STATX_CHANGE_COOKIE
+/* v6.3 "vfs: plumb i_version handling into struct kstat" */
+u64 dazukofs_probe(const struct kstat *stat);
+u64 dazukofs_probe(const struct kstat *stat)
+{
+	return stat->result_mask & STATX_CHANGE_COOKIE ? stat->change_cookie : 0;
 }
 #endif
 

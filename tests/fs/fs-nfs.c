@@ -30,6 +30,7 @@
 #include <sys/file.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -323,6 +324,16 @@ static void locks_reach_server(enum lock_kind kind, const char *what)
 	close(job.done[1]);
 }
 
+static bool kernel_at_least(int major, int minor)
+{
+	struct utsname u;
+	int ma = 0, mi = 0;
+
+	if (uname(&u) || sscanf(u.release, "%d.%d", &ma, &mi) != 2)
+		return false;
+	return ma > major || (ma == major && mi >= minor);
+}
+
 /*
  * The worker is root, which the server squashes: its fd for the user's
  * 0600 file cannot be opened.  Format 2 says so (fd -EACCES) and the
@@ -379,6 +390,9 @@ static void worker_cannot_open(void)
 	}
 	check(rec.fd == -EACCES && rec.pid == pid && rec.uid == user,
 	      "it reports the worker's EACCES (root_squash) with the user's uid");
+	if (kernel_at_least(6, 3))
+		check(rec.change != 0,
+		      "its change is NFS's change attribute (statx's change cookie, 6.3+)");
 	check(waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
 	      WEXITSTATUS(status) == EPERM,
 	      "open_error_action (deny) settled the user's open");
