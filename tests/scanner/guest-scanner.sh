@@ -17,7 +17,8 @@
 # move takes a detected file out of the lower filesystem (the event's
 # path is the lower one) and dazuko-quarantine restores it; a JSON log
 # file, the metrics file and status --json show a clean open and a
-# detection on the mount, and reload answers once done.  Every wait is on
+# detection on the mount, and reload answers once done; exclude_uid takes
+# the opener's uids from the group's format-2 records.  Every wait is on
 # a log line, a file's contents or a sysfs counter, with a deadline.
 set -u
 SRC=${DAZUKOFS_SRC:?}
@@ -235,6 +236,31 @@ log_has "$LOG" "FOUND .* path=$L/eicar.com " $((found0 + 1)) ||
 wait_for 10 "waiting == 0" counter_is "$GS/waiting" 0
 pass "grace_ms: EICAR opened while the scanner was dead waited and was denied by the restarted one"
 
+# exclude_uid on dazukofs: the group speaks record format 2, whose records
+# carry the opener's uids (no /proc/PID/status, which a recycled pid makes
+# racy).  Fresh EICAR files (no verdict remembered): nobody's open is not
+# scanned; one with only the real uid excluded (a set-uid program run by
+# nobody) is scanned and denied, as is root's.
+kill -TERM "$PID" && wait "$PID" || fail "scanner exit before exclude_uid"
+make_eicar "$L/ex1.com"
+make_eicar "$L/ex2.com"
+make_eicar "$L/ex3.com"
+chmod 0644 "$L"/ex*.com
+start_scanner --exclude-uid 65534
+wait_log 120 "$LOG" 'notice: ready:' 4
+wait_log 10 "$LOG" "group '$G': record format 2" 4
+setpriv --reuid 65534 --regid 65534 --clear-groups cat "$M/ex1.com" >/dev/null ||
+	fail "exclude_uid 65534: nobody's open of EICAR was denied"
+wait_log 10 "$LOG" "ex1.com: not scanned (opened by pid [0-9]*, excluded by uid 65534)"
+pass "exclude_uid: nobody's open is not scanned (uids from the record)"
+err=$(setpriv --ruid 65534 cat "$M/ex2.com" 2>&1 >/dev/null) &&
+	fail "exclude_uid: an open with euid 0 and ruid 65534 was let through"
+case $err in
+*"Operation not permitted"*) pass "exclude_uid: an open whose euid is not excluded is scanned and denied" ;;
+*) fail "exclude_uid: ruid 65534 euid 0: $err" ;;
+esac
+expect_denied "$M/ex3.com"
+
 # clean stop removes the group
 kill -TERM "$PID"
 wait "$PID"
@@ -252,7 +278,7 @@ make_eicar "$L/q.com"
 chown 4321:4321 "$L/q.com"
 chmod 0604 "$L/q.com"
 start_scanner --quarantine move --quarantine-dir /tmp/scan-quarantine
-wait_log 120 "$LOG" 'notice: ready:' 4
+wait_log 120 "$LOG" 'notice: ready:' 5
 expect_denied "$M/q.com"
 wait_log 30 "$LOG" "$L/q.com: quarantined as [0-9A-Za-z-]* and removed"
 [ ! -e "$L/q.com" ] && [ ! -e "$M/q.com" ] || fail "quarantine = move left q.com"
