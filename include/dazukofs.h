@@ -81,9 +81,10 @@ struct dazukofs_access_info {
 	int fd_error;
 	uid_t uid, euid, fsuid;	/* the opener's real, effective and fs uid */
 	dev_t dev;		/* the file's st_dev */
-	ino_t ino;		/* and st_ino */
+	uint64_t ino;		/* and st_ino (ino_t's size depends on the build) */
 	int64_t size;		/* its size when acc->fd was opened */
 	uint64_t change;	/* its change counter then, 0 if none is kept */
+	uint64_t reserved[4];	/* zero: room for later fields */
 };
 
 /* Where the library looks; NULL members mean the system defaults. */
@@ -172,7 +173,9 @@ int dazukofs_get_accesses(dazukofs_handle_t handle,
 /*
  * Answer n events with their deny (flags as dazukofs_return_access_flags()),
  * in one write on a format-2 group, one write each on a format-1 group,
- * and close their fds.  Entries whose fd is -1 (fd errors) are left out.
+ * and close their fds.  Entries whose fd is -1 (fd errors) are left out:
+ * do not set an event's fd to -1 yourself before answering it here (its
+ * opener would wait for the group's timeout, or for ever).
  * An answer the kernel refuses does not stop the others: -1 at the end
  * with the errno of the first refused.
  */

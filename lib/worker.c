@@ -216,12 +216,15 @@ static void fill_v2(const struct dazukofs_proto_record *rec,
 	info->euid = rec->euid;
 	info->fsuid = rec->fsuid;
 	info->dev = makedev(rec->dev_major, rec->dev_minor);
-	info->ino = (ino_t)rec->ino;
+	info->ino = rec->ino;
 	info->size = rec->size;
 	info->change = rec->change;
 }
 
 /* The outcome of one read of records. */
+_Static_assert(DAZUKOFS_BATCH_MAX == DAZUKOFS_RECORD_BATCH_MAX,
+	       "libdazukofs' batch limit is the module's");
+
 struct dz_batch {
 	size_t taken;		/* events filled in */
 	size_t malformed;	/* records that did not parse, or too many */

@@ -10,6 +10,7 @@
 #include <linux/fs.h>
 #include <linux/pid.h>
 #include <linux/poll.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/uidgid.h>
@@ -190,6 +191,27 @@ static int dazukofs_record_format(char *text,
 	return WARN_ON_ONCE(len < 0) ? -EINVAL : len;
 }
 
+/*
+ * The errno a format-2 record reports for a failed open: dentry_open()
+ * passes some of the kernel's own codes through (an NFSv4 lower's
+ * EOPENSTALE, a signal's ERESTART*), which mean nothing to userspace.
+ */
+static int dazukofs_user_errno(int err)
+{
+	switch (err) {
+	case -EOPENSTALE:
+		return -ESTALE;
+	case -ERESTARTSYS:
+	case -ERESTARTNOINTR:
+	case -ERESTARTNOHAND:
+	case -ERESTART_RESTARTBLOCK:
+		return -EINTR;
+	default:
+		/* the rest of the kernel's own range (512 and up) */
+		return err <= -ERESTARTSYS ? -EIO : err;
+	}
+}
+
 /**
  * dazukofs_read_record() - hand one event to a worker in record format 2
  * @reader: the worker
@@ -223,21 +245,21 @@ again:
 	event_file = dazukofs_event_open(ge->event);
 	if (IS_ERR(event_file)) {
 		int err = PTR_ERR(event_file);
+		enum dazukofs_open_outcome outcome;
 
-		switch (dazukofs_open_failed(ge, err)) {
-		case DAZUKOFS_OPEN_GONE:
+		outcome = dazukofs_open_failed(ge, err);
+		if (outcome == DAZUKOFS_OPEN_GONE) {
 			dazukofs_put_event(ge->event);
 			cond_resched();
 			goto again;
-		case DAZUKOFS_OPEN_REQUEUED:
-			dazukofs_put_event(ge->event);
-			put_unused_fd(fd);
-			return err;
-		case DAZUKOFS_OPEN_SETTLED:
-			break;
 		}
 		put_unused_fd(fd);
-		dazukofs_record_fill(&rec, ge->event, err);
+		if (outcome == DAZUKOFS_OPEN_REQUEUED) {
+			dazukofs_put_event(ge->event);
+			return err;
+		}
+		/* Settled by open_error_action: the record says why. */
+		dazukofs_record_fill(&rec, ge->event, dazukofs_user_errno(err));
 		dazukofs_put_event(ge->event);
 		len = dazukofs_record_format(text, &rec);
 		/* Settled either way: a lost report loses no verdict. */
@@ -261,18 +283,22 @@ again:
 
 /*
  * Format 2: up to @count / DAZUKOFS_RECORD_MAX records, which always fit,
- * waiting for the first only.  The reader's buffer size is its batch.
+ * at most DAZUKOFS_RECORD_BATCH_MAX, waiting for the first only.  The
+ * reader's buffer size is its batch.
  */
 static ssize_t dazukofs_read_records(struct dazukofs_reader *reader,
 				     bool nonblock, char __user *buf,
 				     size_t count)
 {
-	size_t batch = count / DAZUKOFS_RECORD_MAX, done = 0, i;
+	size_t batch = min_t(size_t, count / DAZUKOFS_RECORD_MAX,
+			     DAZUKOFS_RECORD_BATCH_MAX), done = 0, i;
 	ssize_t len;
 
 	if (!batch)
 		return -EINVAL;
 	for (i = 0; i < batch; i++) {
+		if (done && fatal_signal_pending(current))
+			break;
 		len = dazukofs_read_record(reader, nonblock || done, buf + done);
 		if (len < 0)
 			return done ? done : len;

@@ -272,13 +272,23 @@ static int dazukofs_unlink(struct inode *dir, struct dentry *dentry)
 	 * when there is no need for one would make NFS sillyrename the file
 	 * (nfs_unlink() renames a dentry in use to .nfsXXXX instead).
 	 */
-	d_drop(dentry);
+	spin_lock(&dentry->d_lock);
 	shared = d_count(dentry) > 1;
+	__d_drop(dentry);
+	spin_unlock(&dentry->d_lock);
 	if (shared)
 		dget(lower);
 	err = -ESTALE;
-	if (dazukofs_lower_matches(dentry, lower))
+	if (dazukofs_lower_matches(dentry, lower)) {
 		err = vfs_unlink(idmap, d_inode(lower_dir), lower, NULL);
+		/*
+		 * Still there (EBUSY, an LSM, a lost server...): hashed
+		 * again, so that paths of its open files do not read
+		 * "(deleted)".  The parent's lock kept the name free.
+		 */
+		if (err)
+			d_rehash(dentry);
+	}
 	if (shared)
 		dput(lower);
 	dazukofs_copy_attr(d_inode(dentry));
@@ -297,7 +307,8 @@ static int dazukofs_rmdir(struct inode *dir, struct dentry *dentry)
 	lower_dir = dazukofs_lock_lower_parent(dentry);
 	if (IS_ERR(lower_dir))
 		return PTR_ERR(lower_dir);
-	dget(lower);	/* as in dazukofs_unlink() */
+	/* Unhashed rather than made negative under the dentry's users. */
+	dget(lower);
 	err = -ESTALE;
 	if (dazukofs_lower_matches(dentry, lower))
 		err = vfs_rmdir(idmap, d_inode(lower_dir), lower);

@@ -101,7 +101,12 @@ static void dazukofs_count_answer(struct dazukofs_stats *stats, int verdict,
 static struct dazukofs_event *dazukofs_alloc_event(const struct path *lower,
 						   unsigned int nr)
 {
-	const struct cred *cred = current_cred();
+	/*
+	 * The task's own uids, as /proc/PID/status shows them: not the
+	 * credentials a kernel service opens with on its behalf (overlayfs
+	 * opens its real files as the mounter).
+	 */
+	const struct cred *cred = current_real_cred();
 	struct dazukofs_event *event;
 
 	event = kmem_cache_zalloc(dazukofs_event_cache, GFP_KERNEL_ACCOUNT);
@@ -432,8 +437,12 @@ static struct dazukofs_event *dazukofs_post_all(const struct path *lower_path,
 			return NULL;
 		event->close_write = kind == DAZUKOFS_EVENT_CLOSE_WRITE;
 		/* The most specific kind names the event. */
-		event->type = kind & DAZUKOFS_EVENT_CLOSE_WRITE ?:
-			      kind & DAZUKOFS_EVENT_EXEC ?: DAZUKOFS_EVENT_OPEN;
+		if (kind & DAZUKOFS_EVENT_CLOSE_WRITE)
+			event->type = DAZUKOFS_EVENT_CLOSE_WRITE;
+		else if (kind & DAZUKOFS_EVENT_EXEC)
+			event->type = DAZUKOFS_EVENT_EXEC;
+		else
+			event->type = DAZUKOFS_EVENT_OPEN;
 		event->access = access;
 		rcu_read_lock();
 		/*

@@ -91,7 +91,6 @@ static void fd_error(struct source_worker *w)
 {
 	const struct dazukofs_access_info *info = &w->info;
 	const char *name = strerrorname_np(info->fd_error);
-
 	time_t now = time(NULL);
 
 	atomic_fetch_add(&w->src->stats->errors, 1);

@@ -163,6 +163,8 @@ void test_seekdir_telldir(void **state)
 
 void test_mkdir_(void **state)
 {
+	/* btrfs counts no subdirectories: a directory's st_nlink is 1 */
+	nlink_t base = fsp_lower_fstype == FSP_BTRFS_MAGIC ? 1 : 2;
 	struct stat st;
 
 	(void)state;
@@ -170,10 +172,10 @@ void test_mkdir_(void **state)
 	OK(stat(L("d"), &st));
 	assert_true(S_ISDIR(st.st_mode));
 	assert_int_equal(st.st_mode & 07777, 0750);
-	assert_int_equal(st.st_nlink, 2);
+	assert_int_equal(st.st_nlink, base);
 	OK(mkdir(U("d/e"), 0755));
 	OK(stat(L("d"), &st));
-	assert_int_equal(st.st_nlink, 3);
+	assert_int_equal(st.st_nlink, base == 1 ? 1 : 3);
 	assert_true(path_exists(L("d/e")));
 	assert_errno(mkdir(U("d"), 0755), EEXIST);
 	assert_errno(mkdir(U("nope/x"), 0755), ENOENT);
@@ -661,7 +663,9 @@ void test_stat_lstat_statx(void **state)
 		OK(lstat(L("%s", names[i]), &a));
 		OK(lstat(U("%s", names[i]), &b));
 		assert_stat_same(&a, &b);
-		if (fsp_expect_dazukofs)
+		if (fsp_expect_dazukofs && fsp_mount_keeps_dev())
+			assert_int_equal(a.st_dev, b.st_dev);
+		else if (fsp_expect_dazukofs)
 			assert_int_not_equal(a.st_dev, b.st_dev);
 		OK(stat(L("%s", names[i]), &a));
 		OK(stat(U("%s", names[i]), &b));

@@ -36,6 +36,13 @@ extern const char *fsp_upper;   /* dazukofs mount */
 extern bool fsp_expect_dazukofs; /* false in self-test mode (no module) */
 extern bool fsp_is_root;
 extern long fsp_lower_fstype;   /* statfs f_type of the lower */
+#define FSP_BTRFS_MAGIC 0x9123683e
+/*
+ * Does the mount show the lower's st_dev?  Only where that is not the
+ * lower superblock's own (btrfs subvolumes): else (dev, ino) pairs would
+ * repeat.  Everywhere else the mount has a st_dev of its own.
+ */
+#define fsp_mount_keeps_dev() (fsp_lower_fstype == FSP_BTRFS_MAGIC)
 
 /* Paths of the current test's directory in the lower and upper views. */
 const char *L(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

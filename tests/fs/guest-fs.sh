@@ -6,7 +6,8 @@
 # Needs: $DAZUKOFS_KO (the module), $DAZUKOFS_BUILD (binaries in
 # $DAZUKOFS_BUILD/tests/fs, or $DAZUKOFS_FS_BIN), optional $DAZUKOFS_OUT
 # (logs go to $DAZUKOFS_OUT/fs-$(uname -r)/).
-# Optional: DAZUKOFS_FS_LOWERFS (default "tmpfs ext4"),
+# Optional: DAZUKOFS_FS_LOWERFS (default "tmpfs ext4 xfs btrfs"; xfs and
+# btrfs skipped where the kernel has none),
 # DAZUKOFS_TEST_FILTER (cmocka pattern for fs-passthrough), DAZUKOFS_CACHE_MB.
 #
 # For each lower filesystem: the cmocka suite through "mount -t dazukofs X X"
@@ -18,7 +19,7 @@ set -u
 
 BIN=${DAZUKOFS_FS_BIN:-${DAZUKOFS_BUILD:?}/tests/fs}
 KO=${DAZUKOFS_KO:?}
-LOWERFS=${DAZUKOFS_FS_LOWERFS:-tmpfs ext4}
+LOWERFS=${DAZUKOFS_FS_LOWERFS:-tmpfs ext4 xfs btrfs}
 W=/tmp/dazukofs-fs
 OUT=${DAZUKOFS_OUT:+$DAZUKOFS_OUT/fs-$(uname -r)}
 OUT=${OUT:-$W/out}
@@ -83,6 +84,16 @@ setup_lower() {
 		LOOPDEV=$(losetup -f --show "$W/ext4.img") || return 1
 		mount -t ext4 -o user_xattr,acl "$LOOPDEV" "$2" ||
 		mount -t ext4 "$LOOPDEV" "$2" ;;
+	xfs|btrfs)
+		rm -f "$W/$1.img"
+		truncate -s 512M "$W/$1.img" || return 1
+		if [ "$1" = xfs ]; then
+			mkfs.xfs -q -f -m reflink=1 "$W/$1.img"
+		else
+			mkfs.btrfs -q -f "$W/$1.img"
+		fi || return 1
+		LOOPDEV=$(losetup -f --show "$W/$1.img") || return 1
+		mount -t "$1" "$LOOPDEV" "$2" ;;
 	*)
 		echo "unknown lower fs $1" >&2; return 1 ;;
 	esac
@@ -92,7 +103,7 @@ teardown_lower() {
 	if [ -n "$LOOPDEV" ]; then
 		losetup -d "$LOOPDEV"
 		LOOPDEV=""
-		rm -f "$W/ext4.img"
+		rm -f "$W"/*.img
 	fi
 }
 
@@ -114,6 +125,14 @@ for fs in $LOWERFS; do
 	XL=/mnt/dz-$fs-lower
 	Y=/mnt/dz-$fs-upper
 	mkdir -p "$X" "$XL" "$Y"
+	# the debug kernel is built without xfs and btrfs
+	case $fs in
+	xfs|btrfs)
+		if ! modprobe -q "$fs"; then
+			echo "--- $fs: SKIP: this kernel has no $fs"
+			continue
+		fi ;;
+	esac
 	if ! setup_lower "$fs" "$X"; then
 		fail "$fs: set up lower"
 		continue

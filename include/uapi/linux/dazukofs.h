@@ -70,17 +70,22 @@
  *               module could not open the file for the worker, and the
  *               group's open_error_action has settled the event (it takes
  *               no answer), as fanotify's FAN_REPORT_FD_ERROR does
- *   uid euid fsuid  the opener's, in the reader's user namespace
- *   type        open, exec or close_write (DAZUKOFS_EVENT_NAME_*)
+ *   uid euid fsuid  the opening task's own (as /proc/PID/status shows
+ *               them, not credentials a kernel service opens with on its
+ *               behalf), in the reader's user namespace
+ *   type        open, exec or close_write (DAZUKOFS_EVENT_NAME_*); a
+ *               group whose event mask is "open" gets exec events too
  *   access      the open's access: r (read), w (write), t (O_TRUNC),
  *               c (the open created the file), in that order; "-" if none
- *   dev ino     the file's st_dev (major:minor) and st_ino
+ *   dev ino     the file's st_dev (major:minor) and st_ino, as fstat() of
+ *               the fd gives them (the lower file's, not the mount's)
  *   size        its size when the worker's fd was opened
  *   change      its change counter (statx's STATX_CHANGE_COOKIE, i_version)
  *               then, or 0 if the filesystem keeps none
  *
- * A read() returns up to count / DAZUKOFS_RECORD_MAX records, each with
- * its own fd, and waits only for the first; a count below
+ * A read() returns up to count / DAZUKOFS_RECORD_MAX records (at most
+ * DAZUKOFS_RECORD_BATCH_MAX), each with its own fd, and waits only for
+ * the first; a count below
  * DAZUKOFS_RECORD_MAX fails with EINVAL.  A write() of any length may
  * carry several answers, one per line (each at most DAZUKOFS_RESPONSE_MAX
  * bytes); it returns the bytes of the answers taken, short before the
@@ -97,6 +102,8 @@
  * unit of a format-2 read()'s count, which must be at least this.
  */
 #define DAZUKOFS_RECORD_MAX		256
+/* The most records one read() returns. */
+#define DAZUKOFS_RECORD_BATCH_MAX	1024
 
 /* The access bits of a format-2 record, in the order of its letters. */
 #define DAZUKOFS_ACCESS_READ		0x1	/* r */
