@@ -11,6 +11,7 @@
 #include <linux/module.h>
 
 #include "dazukofs.h"
+#include "protocol.h"
 
 static struct dazukofs_group *to_dazukofs_group(struct config_item *item)
 {
@@ -236,15 +237,6 @@ static ssize_t dazukofs_group_flush_store(struct config_item *item,
 }
 CONFIGFS_ATTR_WO(dazukofs_group_, flush);
 
-static const struct {
-	unsigned int bit;
-	const char *name;
-} dazukofs_event_names[] = {
-	{ DAZUKOFS_EVENT_OPEN, DAZUKOFS_EVENT_NAME_OPEN },
-	{ DAZUKOFS_EVENT_EXEC, DAZUKOFS_EVENT_NAME_EXEC },
-	{ DAZUKOFS_EVENT_CLOSE_WRITE, DAZUKOFS_EVENT_NAME_CLOSE_WRITE },
-};
-
 /*
  * What makes events for the group: "open", "exec", "close_write",
  * separated by blanks, at least one.  Default "open".  A change applies
@@ -253,31 +245,17 @@ static const struct {
 static ssize_t dazukofs_group_events_show(struct config_item *item, char *page)
 {
 	unsigned int events = READ_ONCE(to_dazukofs_group(item)->events);
+	unsigned int bit;
 	ssize_t len = 0;
-	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(dazukofs_event_names); i++) {
-		if (!(events & dazukofs_event_names[i].bit))
+	for (bit = 1; bit & DAZUKOFS_EVENT_ALL; bit <<= 1) {
+		if (!(events & bit))
 			continue;
 		len += sysfs_emit_at(page, len, "%s%s", len ? " " : "",
-				     dazukofs_event_names[i].name);
+				     dazukofs_proto_event_name(bit));
 	}
 	len += sysfs_emit_at(page, len, "\n");
 	return len;
-}
-
-/* The DAZUKOFS_EVENT_* bit named by @word of @len bytes, or 0. */
-static unsigned int dazukofs_event_bit(const char *word, size_t len)
-{
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(dazukofs_event_names); i++) {
-		const char *name = dazukofs_event_names[i].name;
-
-		if (strlen(name) == len && !strncmp(word, name, len))
-			return dazukofs_event_names[i].bit;
-	}
-	return 0;
 }
 
 static ssize_t dazukofs_group_events_store(struct config_item *item,
@@ -297,7 +275,7 @@ static ssize_t dazukofs_group_events_store(struct config_item *item,
 		word = p;
 		while (p < end && *p && !isspace(*p))
 			p++;
-		bit = dazukofs_event_bit(word, p - word);
+		bit = dazukofs_proto_event_type(word, p - word);
 		if (!bit)
 			return -EINVAL;
 		events |= bit;

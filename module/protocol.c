@@ -286,7 +286,16 @@ static const struct {
 static const char dazukofs_access_letters[] = "rwtc";
 #define DAZUKOFS_ACCESS_ALL	0xfU
 
-static const char *dazukofs_type_name(unsigned int type)
+/**
+ * dazukofs_proto_event_name() - the name of an event type
+ * @type: one DAZUKOFS_EVENT_* bit
+ *
+ * The names are those of format-2 records and of a group's "events"
+ * attribute.
+ *
+ * Return: the name, or NULL if @type is not one known bit.
+ */
+const char *dazukofs_proto_event_name(unsigned int type)
 {
 	size_t i;
 
@@ -295,6 +304,28 @@ static const char *dazukofs_type_name(unsigned int type)
 			return dazukofs_record_types[i].name;
 	}
 	return (const char *)0;
+}
+
+/**
+ * dazukofs_proto_event_type() - the event type of a name
+ * @name: the name; need not be NUL-terminated
+ * @len: its length
+ *
+ * Return: its DAZUKOFS_EVENT_* bit, or 0 if it names none.
+ */
+unsigned int dazukofs_proto_event_type(const char *name, size_t len)
+{
+	size_t i, n;
+
+	for (i = 0; dazukofs_record_types[i].name; i++) {
+		const char *known = dazukofs_record_types[i].name;
+
+		for (n = 0; n < len && known[n] && known[n] == name[n]; n++)
+			;
+		if (n == len && !known[n])
+			return dazukofs_record_types[i].type;
+	}
+	return 0;
 }
 
 static void put_int(struct dazukofs_writer *w, int value)
@@ -336,7 +367,7 @@ int dazukofs_proto_format_record(char *buf, size_t size,
 				 const struct dazukofs_proto_record *rec)
 {
 	struct dazukofs_writer w = { .buf = buf, .size = size };
-	const char *type = dazukofs_type_name(rec->type);
+	const char *type = dazukofs_proto_event_name(rec->type);
 
 	if (!type || rec->pid < 0 || rec->size < 0 ||
 	    rec->fd < -(int)DAZUKOFS_INT_MAX ||

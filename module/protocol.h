@@ -64,6 +64,8 @@ int dazukofs_proto_format_record(char *buf, size_t size,
 int dazukofs_proto_parse_record(const char *buf, size_t len,
 				struct dazukofs_proto_record *rec);
 size_t dazukofs_proto_line_len(const char *buf, size_t len);
+const char *dazukofs_proto_event_name(unsigned int type);
+unsigned int dazukofs_proto_event_type(const char *name, size_t len);
 
 int dazukofs_proto_format_event(char *buf, size_t size,
 				const struct dazukofs_proto_event *ev);
