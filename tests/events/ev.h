@@ -78,6 +78,30 @@ static inline int ev_group_write(const char *name, const char *attr,
 	return err;
 }
 
+/*
+ * Read the group's configfs attribute @attr into @buf (NUL-terminated);
+ * its length, or -errno (-EIO for an empty read).
+ */
+static inline int ev_group_read(const char *name, const char *attr,
+				char *buf, size_t size)
+{
+	char path[256];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), DAZUKOFS_CONFIGFS_ROOT "/%s/%s", name, attr);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, size - 1);
+	n = n < 0 ? -errno : n;
+	close(fd);
+	if (n <= 0)
+		return n ? (int)n : -EIO;
+	buf[n] = '\0';
+	return (int)n;
+}
+
 /* Arm the group before any worker (events queue from now on); 0 or -errno. */
 static inline int ev_group_arm(const char *name)
 {

@@ -1265,17 +1265,11 @@ static int cfg_write(const char *name, const char *attr, const char *val)
 
 static void expect_cfg(const char *name, const char *attr, const char *want)
 {
-	char path[256], buf[64];
-	int fd, n;
+	char buf[64];
+	int n = ev_group_read(name, attr, buf, sizeof(buf));
 
-	snprintf(path, sizeof(path), DAZUKOFS_CONFIGFS_ROOT "/%s/%s", name,
-		 attr);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	OK(fd);
-	n = (int)read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	assert_true(n > 0);
-	buf[n] = '\0';
+	if (n < 0)
+		fail_msg("read %s of group %s: %s", attr, name, strerror(-n));
 	assert_string_equal(buf, want);
 }
 

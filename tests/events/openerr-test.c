@@ -33,36 +33,16 @@ static int devfd = -1;
 /* Write @val to the group's configfs attribute; 0 or -errno. */
 static int cfg_write(const char *attr, const char *val)
 {
-	char path[256];
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), DAZUKOFS_CONFIGFS_ROOT "/%s/%s", GROUP,
-		 attr);
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return -errno;
-	n = write(fd, val, strlen(val));
-	n = n < 0 ? -errno : 0;
-	close(fd);
-	return (int)n;
+	return ev_group_write(GROUP, attr, val);
 }
 
 static void cfg_expect(const char *attr, const char *want)
 {
-	char path[256], buf[64];
-	ssize_t n;
-	int fd;
+	char buf[64];
+	int n = ev_group_read(GROUP, attr, buf, sizeof(buf));
 
-	snprintf(path, sizeof(path), DAZUKOFS_CONFIGFS_ROOT "/%s/%s", GROUP,
-		 attr);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		fail_msg("open %s: %s", path, strerror(errno));
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	assert_true(n > 0);
-	buf[n] = '\0';
+	if (n < 0)
+		fail_msg("read %s: %s", attr, strerror(-n));
 	buf[strcspn(buf, "\n")] = '\0';
 	assert_string_equal(buf, want);
 }

@@ -47,38 +47,21 @@ static int cleanup(void **state)
 
 static void group_attr(const char *attr, const char *value, int want_errno)
 {
-	char path[256];
-	ssize_t n;
-	int fd;
+	int err = ev_group_write(GROUP, attr, value);
 
-	snprintf(path, sizeof(path), DAZUKOFS_CONFIGFS_ROOT "/" GROUP "/%s", attr);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		fail_msg("open %s: %s", path, strerror(errno));
-	n = write(fd, value, strlen(value));
-	close(fd);
-	if (want_errno) {
-		assert_int_equal(n, -1);
-		assert_int_equal(errno, want_errno);
-	} else if (n != (ssize_t)strlen(value)) {
-		fail_msg("write '%s' to %s: %s", value, path, strerror(errno));
-	}
+	if (want_errno)
+		assert_int_equal(err, -want_errno);
+	else if (err)
+		fail_msg("write '%s' to %s: %s", value, attr, strerror(-err));
 }
 
 static void expect_attr(const char *attr, const char *want)
 {
-	char path[256], buf[64];
-	ssize_t n;
-	int fd;
+	char buf[64];
+	int n = ev_group_read(GROUP, attr, buf, sizeof(buf));
 
-	snprintf(path, sizeof(path), DAZUKOFS_CONFIGFS_ROOT "/" GROUP "/%s", attr);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		fail_msg("open %s: %s", path, strerror(errno));
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	assert_true(n > 0);
-	buf[n] = '\0';
+	if (n < 0)
+		fail_msg("read %s: %s", attr, strerror(-n));
 	assert_string_equal(buf, want);
 }
 
