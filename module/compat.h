@@ -23,7 +23,8 @@
 #include <linux/splice.h>
 #include <linux/stat.h>
 
-#ifdef DAZUKOFS_HAVE_BACKING_FILE_USER_FILE
+#if defined(DAZUKOFS_HAVE_BACKING_FILE_USER_FILE) || \
+	defined(DAZUKOFS_HAVE_BACKING_FILE_RW)
 #include <linux/backing-file.h>
 #endif
 #ifdef DAZUKOFS_HAVE_FILE_LOCK_CORE
@@ -223,6 +224,80 @@ static inline struct file *dazukofs_open_backing(const struct file *user_file,
 	return backing_file_open(user_file, flags, real_path, cred);
 #else
 	return dentry_open(real_path, flags, cred);
+#endif
+}
+
+/*
+ * v6.8 "fs: factor out backing_file_{read,write}_iter() helpers", in the
+ * form whose callbacks take the user file (Debian's 6.12): read and write
+ * through the lower file, and an asynchronous kiocb (aio, io_uring) stays
+ * asynchronous: it is cloned onto the lower file and completed from the
+ * lower's completion.  Elsewhere (6.1) module/backing.c does the same, the
+ * way overlayfs did before the helpers.
+ */
+#ifdef DAZUKOFS_HAVE_BACKING_FILE_RW
+#define dazukofs_backing_ctx backing_file_ctx
+#define dazukofs_backing_read_iter backing_file_read_iter
+#define dazukofs_backing_write_iter backing_file_write_iter
+
+static inline int dazukofs_backing_init(void)
+{
+	return 0;
+}
+
+static inline void dazukofs_backing_exit(void)
+{
+}
+#else
+struct dazukofs_backing_ctx {
+	const struct cred *cred;
+	struct file *user_file;
+	void (*accessed)(struct file *user_file);
+	void (*end_write)(struct file *user_file, loff_t pos, ssize_t ret);
+};
+
+ssize_t dazukofs_backing_read_iter(struct file *file, struct iov_iter *iter,
+				   struct kiocb *iocb, int flags,
+				   struct dazukofs_backing_ctx *ctx);
+ssize_t dazukofs_backing_write_iter(struct file *file, struct iov_iter *iter,
+				    struct kiocb *iocb, int flags,
+				    struct dazukofs_backing_ctx *ctx);
+int dazukofs_backing_init(void);
+void dazukofs_backing_exit(void);
+#endif
+
+/*
+ * The lower superblock's freeze protection for an asynchronous write, held
+ * from its submission to its completion.  v6.7 "fs: move file_start_write()
+ * into vfs_iter_write()" made vfs_iocb_iter_write() take it (and drop it
+ * when the write did not queue); before, the caller did both.  The
+ * completion drops it in any case.
+ */
+static inline void dazukofs_iocb_start_write(struct kiocb *iocb)
+{
+#ifndef DAZUKOFS_HAVE_ITER_WRITE_FREEZE
+	struct super_block *sb = file_inode(iocb->ki_filp)->i_sb;
+
+	sb_start_write(sb);
+	/* Held past the return to user space: lockdep must not see it. */
+	__sb_writers_release(sb, SB_FREEZE_WRITE);
+#endif
+}
+
+static inline void dazukofs_iocb_end_write(struct kiocb *iocb)
+{
+	struct super_block *sb = file_inode(iocb->ki_filp)->i_sb;
+
+	/* Inherited from the submitting task. */
+	__sb_writers_acquired(sb, SB_FREEZE_WRITE);
+	sb_end_write(sb);
+}
+
+/* A write that did not queue: dazukofs_iocb_start_write() undone. */
+static inline void dazukofs_iocb_write_returned(struct kiocb *iocb)
+{
+#ifndef DAZUKOFS_HAVE_ITER_WRITE_FREEZE
+	dazukofs_iocb_end_write(iocb);
 #endif
 }
 

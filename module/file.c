@@ -53,24 +53,6 @@ static int dazukofs_sync_flags(struct file *file, struct file *lower)
 	return 0;
 }
 
-/* Per-call flags of a dazukofs kiocb, for the lower file's I/O. */
-static rwf_t dazukofs_iocb_to_rwf(int ifl)
-{
-	rwf_t flags = 0;
-
-	if (ifl & IOCB_NOWAIT)
-		flags |= RWF_NOWAIT;
-	if (ifl & IOCB_HIPRI)
-		flags |= RWF_HIPRI;
-	if (ifl & IOCB_DSYNC)
-		flags |= RWF_DSYNC;
-	if (ifl & IOCB_SYNC)
-		flags |= RWF_SYNC;
-	if (ifl & IOCB_APPEND)
-		flags |= RWF_APPEND;
-	return flags;
-}
-
 /*
  * may_open() checked append-only on the dazukofs inode, whose copy of the
  * flags a chattr made directly on the lower may have left behind (an RCU
@@ -242,10 +224,28 @@ static int dazukofs_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
+static void dazukofs_file_accessed(struct file *file)
+{
+	fsstack_copy_attr_atime(file_inode(file),
+				file_inode(dazukofs_lower_file(file)));
+}
+
+/* Also run from a workqueue, for an asynchronous write once complete. */
+static void dazukofs_file_end_write(struct file *file, loff_t pos,
+				    ssize_t ret)
+{
+	dazukofs_copy_attr(file_inode(file));
+}
+
 static ssize_t dazukofs_read_iter(struct kiocb *iocb, struct iov_iter *iter)
 {
 	struct file *file = iocb->ki_filp;
 	struct file *lower = dazukofs_lower_file(file);
+	struct dazukofs_backing_ctx ctx = {
+		.cred = current_cred(),
+		.user_file = file,
+		.accessed = dazukofs_file_accessed,
+	};
 	ssize_t ret;
 
 	if (!iov_iter_count(iter))
@@ -253,26 +253,42 @@ static ssize_t dazukofs_read_iter(struct kiocb *iocb, struct iov_iter *iter)
 	ret = dazukofs_sync_flags(file, lower);
 	if (ret)
 		return ret;
-	ret = vfs_iter_read(lower, iter, &iocb->ki_pos,
-			    dazukofs_iocb_to_rwf(iocb->ki_flags));
-	fsstack_copy_attr_atime(file_inode(file), file_inode(lower));
-	return ret;
+	return dazukofs_backing_read_iter(lower, iter, iocb, iocb->ki_flags,
+					  &ctx);
 }
 
+/*
+ * Under the dazukofs inode's lock, as overlayfs writes: removing the
+ * setuid bits of the dazukofs file needs it.  A nowait write does not
+ * wait for it (io_uring then retries from a worker).
+ */
 static ssize_t dazukofs_write_iter(struct kiocb *iocb, struct iov_iter *iter)
 {
 	struct file *file = iocb->ki_filp;
+	struct inode *inode = file_inode(file);
 	struct file *lower = dazukofs_lower_file(file);
+	struct dazukofs_backing_ctx ctx = {
+		.cred = current_cred(),
+		.user_file = file,
+		.end_write = dazukofs_file_end_write,
+	};
 	ssize_t ret;
 
 	if (!iov_iter_count(iter))
 		return 0;
+	if (iocb->ki_flags & IOCB_NOWAIT) {
+		if (!inode_trylock(inode))
+			return -EAGAIN;
+	} else {
+		inode_lock(inode);
+	}
+	/* The mode that file_remove_privs() looks at. */
+	dazukofs_copy_attr(inode);
 	ret = dazukofs_sync_flags(file, lower);
-	if (ret)
-		return ret;
-	ret = dazukofs_vfs_iter_write(lower, iter, &iocb->ki_pos,
-				      dazukofs_iocb_to_rwf(iocb->ki_flags));
-	dazukofs_copy_attr(file_inode(file));
+	if (!ret)
+		ret = dazukofs_backing_write_iter(lower, iter, iocb,
+						  iocb->ki_flags, &ctx);
+	inode_unlock(inode);
 	return ret;
 }
 

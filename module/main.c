@@ -13,9 +13,12 @@ static int __init dazukofs_init(void)
 {
 	int err;
 
-	err = dazukofs_event_init();
+	err = dazukofs_backing_init();
 	if (err)
 		return err;
+	err = dazukofs_event_init();
+	if (err)
+		goto out_backing;
 	err = dazukofs_verdict_init();
 	if (err)
 		goto out_event;
@@ -48,6 +51,8 @@ out_verdict:
 	dazukofs_verdict_exit();
 out_event:
 	dazukofs_event_exit();
+out_backing:
+	dazukofs_backing_exit();
 	return err;
 }
 
@@ -61,6 +66,7 @@ static void __exit dazukofs_exit(void)
 	dazukofs_sysfs_exit();
 	dazukofs_verdict_exit();
 	dazukofs_event_exit();
+	dazukofs_backing_exit();
 }
 
 module_init(dazukofs_init);

@@ -14,7 +14,7 @@
 #include <linux/splice.h>
 #include <linux/stat.h>
 
-#if defined(PROBE_BACKING_FILE_USER_FILE)
+#if defined(PROBE_BACKING_FILE_USER_FILE) || defined(PROBE_BACKING_FILE_RW)
 #include <linux/backing-file.h>
 #endif
 #if defined(PROBE_FILE_LOCK_CORE)
@@ -113,6 +113,33 @@ struct file *dazukofs_probe(const struct file *user_file,
 {
 	return backing_file_open(user_file, O_RDONLY, real_path,
 				 current_cred());
+}
+#endif
+
+#ifdef PROBE_BACKING_FILE_RW
+/*
+ * v6.8 "fs: factor out backing_file_{read,write}_iter() helpers", in the
+ * form Debian's 6.12 has: the callbacks take the user file.  Later kernels
+ * pass end_write the kiocb instead; they get module/backing.c.
+ */
+static void dazukofs_probe_end_write(struct file *user_file, loff_t pos,
+				     ssize_t ret)
+{
+}
+
+ssize_t dazukofs_probe(struct file *lower, struct kiocb *iocb,
+		       struct iov_iter *iter);
+ssize_t dazukofs_probe(struct file *lower, struct kiocb *iocb,
+		       struct iov_iter *iter)
+{
+	struct backing_file_ctx ctx = {
+		.cred = current_cred(),
+		.user_file = iocb->ki_filp,
+		.end_write = dazukofs_probe_end_write,
+	};
+
+	return backing_file_write_iter(lower, iter, iocb, iocb->ki_flags,
+				       &ctx);
 }
 #endif
 

@@ -8,7 +8,8 @@
 # reaches the image (read back through the image file) only then.
 # Then the lower's write and freeze protection: splice, sendfile and
 # copy_file_range into the mount under fsfreeze (fs-lockorder), the ioctl
-# allow-list (fs-ioctl), and reflinks over xfs and btrfs (fs-reflink).
+# allow-list (fs-ioctl), aio and io_uring (fs-aio), and reflinks over xfs
+# and btrfs (fs-reflink).
 set -u
 DZ_TAG=guest-sync
 . "${DAZUKOFS_SRC:?}/tests/vm/guest/lib.sh"
@@ -112,6 +113,41 @@ if mount_lower ext4; then
 	fi
 	umount_lower ext4
 fi
+
+# Asynchronous I/O stays asynchronous (aio, io_uring): ext4 on a
+# device-mapper linear device over a loop device, which fs-aio suspends so
+# that a submission that waits for the device shows.  No udev in the
+# guest: libdevmapper makes the /dev/mapper nodes itself.
+aio_test() {
+	export DM_DISABLE_UDEV=1
+	modprobe dm-mod 2>/dev/null
+	mkdir -p "$W/lower" "$W/upper"
+	truncate -s 64M "$W/aio.img" && mkfs.ext4 -q -F "$W/aio.img" ||
+		{ fail "aio: mkfs.ext4"; return; }
+	loopdev=$(losetup -f --show "$W/aio.img") || { fail "aio: losetup"; return; }
+	if dmsetup create dzaio --table "0 $(blockdev --getsz "$loopdev") linear $loopdev 0"; then
+		if mount /dev/mapper/dzaio "$W/lower"; then
+			if mount -t dazukofs "$W/lower" "$W/upper"; then
+				"$BIN/fs-aio" "$W/upper" "$W/lower" dzaio ||
+					fail "aio and io_uring through the mount"
+				# never left suspended, whatever fs-aio did
+				dmsetup resume dzaio 2>/dev/null
+				umount "$W/upper" || fail "aio: umount dazukofs"
+			else
+				fail "aio: mount dazukofs"
+			fi
+			umount "$W/lower" || fail "aio: umount ext4"
+		else
+			fail "aio: mount /dev/mapper/dzaio"
+		fi
+		dmsetup remove dzaio || fail "aio: dmsetup remove"
+	else
+		fail "aio: dmsetup create"
+	fi
+	losetup -d "$loopdev"
+	rm -f "$W/aio.img"
+}
+aio_test
 
 # File identity over btrfs: subvolumes and snapshots repeat inode numbers
 # under their own devices.  Through the mount, as on the lower: as many
