@@ -192,6 +192,7 @@ ssize_t dazukofs_backing_write_iter(struct file *file, struct iov_iter *iter,
 	if ((iocb->ki_flags & IOCB_DIRECT) &&
 	    !(file->f_mode & FMODE_CAN_ODIRECT))
 		return -EINVAL;
+	flags &= ~DAZUKOFS_IOCB_UNSTACKABLE;
 
 	old_cred = override_creds(ctx->cred);
 	if (is_sync_kiocb(iocb)) {

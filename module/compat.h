@@ -267,6 +267,17 @@ void dazukofs_backing_exit(void);
 #endif
 
 /*
+ * v6.6 "fs: add IOCB flags related to passing back dio completions": an
+ * issuer may ask to complete a direct write itself, which a stacked file
+ * cannot pass on (its lower completion is not the issuer's).
+ */
+#ifdef IOCB_DIO_CALLER_COMP
+#define DAZUKOFS_IOCB_UNSTACKABLE IOCB_DIO_CALLER_COMP
+#else
+#define DAZUKOFS_IOCB_UNSTACKABLE 0
+#endif
+
+/*
  * The lower superblock's freeze protection for an asynchronous write, held
  * from its submission to its completion.  v6.7 "fs: move file_start_write()
  * into vfs_iter_write()" made vfs_iocb_iter_write() take it (and drop it

@@ -96,6 +96,10 @@ static int dazukofs_open_lower(struct file *file, const struct path *lower_path)
 		return PTR_ERR(lower);
 
 	file->private_data = lower;
+	/*
+	 * Never FMODE_BUF_RASYNC: io_uring's buffered retry hands the kiocb
+	 * a wait queue entry that a clone onto the lower file does not carry.
+	 */
 	file->f_mode |= lower->f_mode & (FMODE_CAN_ODIRECT | FMODE_NOWAIT);
 	return 0;
 }
@@ -259,8 +263,11 @@ static ssize_t dazukofs_read_iter(struct kiocb *iocb, struct iov_iter *iter)
 
 /*
  * Under the dazukofs inode's lock, as overlayfs writes: removing the
- * setuid bits of the dazukofs file needs it.  A nowait write does not
- * wait for it (io_uring then retries from a worker).
+ * setuid bits of the dazukofs file needs it.  So writes to one file
+ * through the mount are serialised even where the lower would run direct
+ * overwrites side by side, and a chmod waits for a write in progress.  A
+ * nowait write does not wait for the lock (io_uring then retries from a
+ * worker).
  */
 static ssize_t dazukofs_write_iter(struct kiocb *iocb, struct iov_iter *iter)
 {

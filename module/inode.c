@@ -30,13 +30,17 @@ static int dazukofs_inode_set(struct inode *inode, void *lower_inode)
 }
 
 /*
- * The inode flags that describe the file, as overlayfs copies them.  The
- * others belong to the lower inode's own machinery (S_AUTOMOUNT would send
- * a path walk to a ->d_automount dazukofs does not have; S_IMA, S_PRIVATE,
- * S_NOSEC, S_SWAPFILE, S_DAX, S_CASEFOLD, ...) and are never copied.
+ * The inode flags that describe the file, as overlayfs copies them, and
+ * S_NOSEC: the lower knows the file has no setuid bits and no security
+ * xattrs (it clears the flag when either changes, and every write copies
+ * the flags first), which spares each write through the mount a
+ * security.capability lookup in file_remove_privs().  The others belong
+ * to the lower inode's own machinery (S_AUTOMOUNT would send a path walk
+ * to a ->d_automount dazukofs does not have; S_IMA, S_PRIVATE,
+ * S_SWAPFILE, S_DAX, S_CASEFOLD, ...) and are never copied.
  */
 #define DAZUKOFS_COPY_I_FLAGS \
-	(S_SYNC | S_NOATIME | S_APPEND | S_IMMUTABLE | S_DIRSYNC)
+	(S_SYNC | S_NOATIME | S_APPEND | S_IMMUTABLE | S_DIRSYNC | S_NOSEC)
 
 /**
  * dazukofs_copy_flags() - refresh the inode flags that describe the file
@@ -63,12 +67,19 @@ void dazukofs_copy_flags(struct inode *inode)
  * setgid bit, so that exec through the mount grants nothing; stat() still
  * shows the lower's mode.  The flags are set atomically, under the mask
  * only: a concurrent reader never sees a flag of the lower's machinery.
+ *
+ * Copies run concurrently (a write, its completion on a workqueue, a path
+ * walk's revalidation): under the inode's i_lock, as overlayfs copies,
+ * each copy is one snapshot of the lower, a later one never overwritten by
+ * an earlier, and i_size_write() has the serialised writers it needs.
  */
 void dazukofs_copy_attr(struct inode *inode)
 {
 	struct inode *lower_inode = dazukofs_lower_inode(inode);
-	umode_t mode = READ_ONCE(lower_inode->i_mode);
+	umode_t mode;
 
+	spin_lock(&inode->i_lock);
+	mode = READ_ONCE(lower_inode->i_mode);
 	if (dazukofs_sb(inode->i_sb)->nosuid) {
 		mode &= ~S_ISUID;
 		/* setgid without group execute is mandatory locking, not exec */
@@ -83,7 +94,10 @@ void dazukofs_copy_attr(struct inode *inode)
 	inode->i_blkbits = lower_inode->i_blkbits;
 	set_nlink(inode, READ_ONCE(lower_inode->i_nlink));
 	dazukofs_copy_flags(inode);
-	fsstack_copy_inode_size(inode, lower_inode);
+	/* Not fsstack_copy_inode_size(): it takes the lower's i_lock. */
+	i_size_write(inode, i_size_read(lower_inode));
+	inode->i_blocks = READ_ONCE(lower_inode->i_blocks);
+	spin_unlock(&inode->i_lock);
 }
 
 static const struct inode_operations dazukofs_file_iops;

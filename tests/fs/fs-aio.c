@@ -13,7 +13,12 @@
  * asynchronous kiocb synchronously would wait inside io_submit() for the
  * device: the submission is bounded (SUBMIT_BOUND_S), then the device is
  * resumed so that nothing hangs.  Every case runs on LOWER first: it is the
- * reference, and it proves that the setup can tell the two apart.
+ * reference, and it proves that the setup can tell the two apart.  (The
+ * io_uring write cannot tell: ext4 refuses its nowait attempt, for the
+ * time update, and io_uring hands it to a worker either way; it checks the
+ * data path.)  Then an aio write by the owner, without CAP_FSETID, clears
+ * the setuid bit of the file it writes (file_remove_privs() through the
+ * mount's setattr), as on the lower.
  * Prints one PASS/FAIL line per check; exits 1 on any FAIL.
  */
 #include <errno.h>
@@ -27,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -291,6 +297,66 @@ static void run_case(struct io_case *c, const char *dir, const char *lower)
 	free(c->buf);
 }
 
+#define NOBODY 65534
+
+/* In a child as NOBODY: one aio write of 4 KiB at 0 to @path; exit 0 if done. */
+static void aio_write_as_nobody(const char *path)
+{
+	unsigned char *buf = aligned_buf();
+	struct iocb cb, *cbs[1] = { &cb };
+	struct io_event ev;
+	io_context_t ctx = 0;
+	int fd;
+
+	memset(buf, 0x11, IO_LEN);
+	if (setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
+	    setresuid(NOBODY, NOBODY, NOBODY))
+		_exit(2);
+	fd = open(path, O_WRONLY | O_DIRECT | O_CLOEXEC);
+	if (fd < 0 || io_setup(1, &ctx))
+		_exit(3);
+	io_prep_pwrite(&cb, fd, buf, 4096, 0);
+	if (io_submit(ctx, 1, cbs) != 1 ||
+	    io_getevents(ctx, 1, 1, &ev, NULL) != 1 || ev.res != 4096)
+		_exit(4);
+	_exit(0);
+}
+
+static void privs_case(const char *dir, const char *lower, const char *where)
+{
+	char path[PATH_MAX], lower_path[PATH_MAX];
+	unsigned char *buf = aligned_buf();
+	struct stat st;
+	int fd, status;
+	pid_t pid;
+
+	snprintf(lower_path, sizeof(lower_path), "%s/aio-suid-%s.dat", lower,
+		 where);
+	snprintf(path, sizeof(path), "%s/aio-suid-%s.dat", dir, where);
+	memset(buf, 0x22, IO_LEN);
+	fd = open(lower_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || write(fd, buf, IO_LEN) != IO_LEN ||
+	    fchown(fd, NOBODY, NOBODY) || fchmod(fd, 04755) || fsync(fd))
+		die("setuid file on the lower");
+	close(fd);
+	free(buf);
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (pid == 0)
+		aio_write_as_nobody(path);
+	if (waitpid(pid, &status, 0) < 0)
+		die("waitpid");
+	check(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	      "%s: aio write by the owner of a setuid file (status %#x)", where,
+	      status);
+	if (stat(lower_path, &st))
+		die("stat setuid file");
+	check(!(st.st_mode & S_ISUID),
+	      "%s: the aio write cleared the setuid bit (mode %o)", where,
+	      st.st_mode & 07777);
+}
+
 int main(int argc, char **argv)
 {
 	const char *dirs[2], *names[2] = { "lower", "mount" };
@@ -318,5 +384,7 @@ int main(int argc, char **argv)
 			}
 		}
 	}
+	for (int where = 0; where < 2; where++)
+		privs_case(dirs[where], argv[2], names[where]);
 	return check_done(PROG);
 }

@@ -132,6 +132,14 @@ aio_test() {
 					fail "aio and io_uring through the mount"
 				# never left suspended, whatever fs-aio did
 				dmsetup resume dzaio 2>/dev/null
+				# every queued write gave back the lower's freeze
+				# protection: else the freeze waits for ever
+				if timeout 60 fsfreeze -f "$W/lower"; then
+					fsfreeze -u "$W/lower"
+				else
+					fail "aio: fsfreeze of the lower after fs-aio (freeze protection leaked?)"
+					fsfreeze -u "$W/lower" 2>/dev/null
+				fi
 				umount "$W/upper" || fail "aio: umount dazukofs"
 			else
 				fail "aio: mount dazukofs"
