@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
-# dazukofs_add_vm_test(NAME GUEST_SCRIPT [TIMEOUT seconds] [DEBUG] [ONLY series])
+# dazukofs_add_vm_test(NAME GUEST_SCRIPT [TIMEOUT seconds] [DEBUG] [ONLY series]
+#                      [APPEND kernel-args])
 #
 # Adds ctest tests vm-NAME-6.1 and vm-NAME-6.12 (for the series among
 # DAZUKOFS_KERNELS) that run GUEST_SCRIPT in a VM with tests/vm/run-vm
@@ -11,13 +12,18 @@
 # one is installed, labelled "vm;debug", with DAZUKOFS_DEBUG_SLOWDOWN times
 # the time limit: KASAN and lockdep make it 2-3x slower than Debian's.
 # ONLY: on that series alone (a test whose guest tools need that kernel).
+# APPEND: more kernel command line for the guest (run-vm --append).
 # A test's COST is its time limit, so that a clean build's `ctest -j2`, with
 # no timings of an earlier run, starts the longest (the debug ones) first.
 set(DAZUKOFS_DEBUG_SLOWDOWN 4)
 function(dazukofs_add_vm_test name script)
-  cmake_parse_arguments(PARSE_ARGV 2 VT "DEBUG" "TIMEOUT;ONLY" "")
+  cmake_parse_arguments(PARSE_ARGV 2 VT "DEBUG" "TIMEOUT;ONLY;APPEND" "")
   if(NOT VT_TIMEOUT)
     set(VT_TIMEOUT 600)
+  endif()
+  set(_append)
+  if(VT_APPEND)
+    set(_append --append ${VT_APPEND})
   endif()
   if(VT_DEBUG AND DAZUKOFS_DEBUG_KERNEL)
     math(EXPR _dbg_timeout "${VT_TIMEOUT} * ${DAZUKOFS_DEBUG_SLOWDOWN}")
@@ -27,7 +33,7 @@ function(dazukofs_add_vm_test name script)
               --kernel-image /boot/vmlinuz-${DAZUKOFS_DEBUG_KERNEL}
               --krel ${DAZUKOFS_DEBUG_KERNEL}
               --build ${CMAKE_BINARY_DIR} --script ${script} --name ${name}
-              --timeout ${_dbg_timeout} --quiet)
+              --timeout ${_dbg_timeout} --quiet ${_append})
     set_tests_properties(vm-${name}-debug PROPERTIES
       TIMEOUT ${_dbg_ctest_timeout} PROCESSORS 1 LABELS "vm;debug"
       COST ${_dbg_timeout})
@@ -51,7 +57,7 @@ function(dazukofs_add_vm_test name script)
     add_test(NAME vm-${name}-${s}
       COMMAND ${CMAKE_SOURCE_DIR}/tests/vm/run-vm --kernel ${s} --krel ${_pick_${s}}
               --build ${CMAKE_BINARY_DIR} --script ${script} --name ${name}
-              --timeout ${VT_TIMEOUT} --quiet)
+              --timeout ${VT_TIMEOUT} --quiet ${_append})
     set_tests_properties(vm-${name}-${s} PROPERTIES
       TIMEOUT ${_ctest_timeout} PROCESSORS 1 LABELS vm COST ${VT_TIMEOUT})
   endforeach()
