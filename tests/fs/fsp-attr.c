@@ -131,7 +131,15 @@ void test_xattr_errors(void **state)
 		ns = "trusted";
 	}
 	snprintf(buf, sizeof(buf), "%s.long", ns);
-	OK(setxattr(L("f"), buf, "0123456789", 10, 0));
+	if (setxattr(L("f"), buf, "0123456789", 10, 0)) {
+		/* NFS on 6.1: neither namespace */
+		int err = errno;
+
+		assert_errno(setxattr(U("f"), buf, "0123456789", 10, 0), err);
+		print_message("lower has no user or trusted xattrs (%s); mount agrees\n",
+			      strerrorname_np(err));
+		return;
+	}
 	assert_errno(getxattr(U("f"), buf, small, sizeof(small)), ERANGE);
 	assert_int_equal(getxattr(U("f"), buf, NULL, 0), 10);
 	assert_errno(listxattr(U("f"), small, sizeof(small)), ERANGE);
@@ -545,21 +553,28 @@ void test_ofd_locks(void **state)
 {
 	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
 			    .l_start = 0, .l_len = 10 };
-	int a, b;
+	struct flock lower_fl;
+	int a, b, c;
 
 	(void)state;
 	put_str(L("f"), "ofd locks here");
 	a = OK(open(U("f"), O_RDWR));
 	b = OK(open(U("f"), O_RDWR));
+	c = OK(open(L("f"), O_RDWR));
 	OK(fcntl(a, F_OFD_SETLK, &fl));
 	fl = (struct flock){ .l_type = F_RDLCK, .l_whence = SEEK_SET,
 			     .l_start = 5, .l_len = 1 };
 	assert_errno(fcntl(b, F_OFD_SETLK, &fl), EAGAIN);
 	fl = (struct flock){ .l_type = F_RDLCK, .l_whence = SEEK_SET,
 			     .l_start = 5, .l_len = 1 };
+	lower_fl = fl;
 	OK(fcntl(b, F_OFD_GETLK, &fl));
+	/* the lower's own view of the same lock (NFS names a pid; others -1) */
+	OK(fcntl(c, F_OFD_GETLK, &lower_fl));
+	close(c);
 	assert_int_equal(fl.l_type, F_WRLCK);
-	assert_int_equal(fl.l_pid, -1);
+	assert_int_equal(lower_fl.l_type, F_WRLCK);
+	assert_int_equal(fl.l_pid, lower_fl.l_pid);
 	assert_int_equal(fl.l_start, 0);
 	assert_int_equal(fl.l_len, 10);
 	/* same description: no conflict with itself */
@@ -831,8 +846,13 @@ void test_lease_refused(void **state)
 	(void)state;
 	put_str(L("f"), "leased");
 	fd = OK(open(L("f"), O_RDONLY));
-	OK(fcntl(fd, F_SETLEASE, F_RDLCK));
-	OK(fcntl(fd, F_SETLEASE, F_UNLCK));
+	if (fcntl(fd, F_SETLEASE, F_RDLCK)) {
+		/* NFS grants one only with a delegation */
+		print_message("lower refuses a lease (%s)\n",
+			      strerrorname_np(errno));
+	} else {
+		OK(fcntl(fd, F_SETLEASE, F_UNLCK));
+	}
 	close(fd);
 	fd = OK(open(U("f"), O_RDONLY));
 	assert_errno(fcntl(fd, F_SETLEASE, F_RDLCK), EINVAL);

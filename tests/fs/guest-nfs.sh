@@ -6,6 +6,7 @@
 # 127.0.0.1; the guest mounts it (NFSv4.2) and stacks dazukofs on that.
 # fs-nfs checks unlink (no sillyrename unless open), root_squash through
 # the mount, locks held on the server, and a worker's EACCES reported.
+# Then the whole fs-passthrough suite over a second export.
 set -u
 DZ_TAG=guest-nfs
 . "${DAZUKOFS_SRC:?}/tests/vm/guest/lib.sh"
@@ -45,6 +46,34 @@ echo "guest-nfs: fs-nfs took $(( $(date +%s) - start )) s"
 
 umount "$W/upper" || fail "umount dazukofs"
 umount "$W/client" || fail "umount nfs"
+
+# The whole fs-passthrough suite over NFS: a second export, of a bigger
+# tmpfs, with no_root_squash (the suite runs as root and creates devices,
+# chowns and the like; root_squash is fs-nfs's part above).  The suite
+# holds the mount to what the client mount does itself.
+mkdir -p "$W/export-full"
+mount -t tmpfs -o mode=1777,size=400m nfs-full "$W/export-full" || exit 1
+exportfs -u "127.0.0.1/32:$W/export"
+exportfs -i -o rw,no_root_squash,fsid=0,no_subtree_check,insecure,sync \
+	"127.0.0.1/32:$W/export-full" || { dz_err "exportfs of the full export failed"; exit 1; }
+exportfs -f
+if timeout 60 mount -t nfs4 -o vers=4.2,retry=0 127.0.0.1:/ "$W/client" &&
+	mount -t dazukofs "$W/client" "$W/upper"; then
+	start=$(date +%s)
+	if DAZUKOFS_LOWER=$W/client DAZUKOFS_UPPER=$W/upper \
+		"$BIN/fs-passthrough" "$W/client" "$W/upper" >"$DAZUKOFS_OUT/fsp-nfs.log" 2>&1; then
+		echo "guest-nfs: PASS: fs-passthrough over NFS"
+	else
+		fail "fs-passthrough over NFS (see $DAZUKOFS_OUT/fsp-nfs.log)"
+	fi
+	grep -E '^\[ *(FAILED|SKIPPED) *\]|^\[  ERROR|lower (has no|rejects|refuses)' \
+		"$DAZUKOFS_OUT/fsp-nfs.log"
+	echo "guest-nfs: fs-passthrough took $(( $(date +%s) - start )) s"
+	umount "$W/upper" || fail "umount dazukofs (full export)"
+	umount "$W/client" || fail "umount nfs (full export)"
+else
+	fail "mount the full export and dazukofs over it"
+fi
 rpc.nfsd 0
 pkill -x rpc.mountd
 exportfs -ua 2>/dev/null
