@@ -313,42 +313,6 @@ static inline void dazukofs_iocb_write_returned(struct kiocb *iocb)
 }
 
 /*
- * v6.10 "fs: remove the inode argument to ->d_real() method": ->d_real
- * is asked for the dentry of a kind of real inode (data, metadata); before,
- * for the dentry of a given inode, or of the real one when that is NULL,
- * and file_dentry() asks every file's dentry for the file's own inode.
- */
-#ifdef DAZUKOFS_HAVE_D_REAL_TYPE
-#define dazukofs_d_real_t enum d_real_type
-
-static inline bool dazukofs_d_real_self(struct dentry *dentry,
-					enum d_real_type type)
-{
-	return false;
-}
-
-static inline bool dazukofs_d_real_found(struct dentry *real,
-					 enum d_real_type type)
-{
-	return true;
-}
-#else
-#define dazukofs_d_real_t const struct inode *
-
-static inline bool dazukofs_d_real_self(struct dentry *dentry,
-					const struct inode *inode)
-{
-	return inode && d_inode(dentry) == inode;
-}
-
-static inline bool dazukofs_d_real_found(struct dentry *real,
-					 const struct inode *inode)
-{
-	return !inode || d_inode(real) == inode;
-}
-#endif
-
-/*
  * v6.3 "vfs: plumb i_version handling into struct kstat": getattr reports
  * a file's change counter, also where the filesystem keeps it apart from
  * i_version's machinery (NFS's change attribute).  Before that, only

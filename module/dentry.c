@@ -120,32 +120,9 @@ static void dazukofs_d_release(struct dentry *dentry)
 	dput(dentry->d_fsdata);
 }
 
-/*
- * The lower dentry of a regular file, for IMA and EVM (d_real_inode()):
- * they remember the real inode's change counter with a measurement, so
- * that a change made directly in the lower directory makes the next exec
- * or open through the mount measure and appraise the file again instead of
- * trusting the old result.  Other dentries are their own.
- */
-static struct dentry *dazukofs_d_real(struct dentry *dentry,
-				      dazukofs_d_real_t which)
-{
-	struct dentry *lower, *real;
-
-	if (dazukofs_d_real_self(dentry, which) || !d_is_reg(dentry))
-		return dentry;
-	lower = dazukofs_lower_dentry(dentry);
-	if (!lower)
-		return dentry;
-	/* a lower that stacks in turn knows its own real dentry */
-	real = d_real(lower, which);
-	return dazukofs_d_real_found(real, which) ? real : dentry;
-}
-
 const struct dentry_operations dazukofs_dops = {
 	.d_revalidate		= dazukofs_d_revalidate,
 	.d_weak_revalidate	= dazukofs_d_weak_revalidate,
-	.d_real			= dazukofs_d_real,
 	.d_release		= dazukofs_d_release,
 };
 
@@ -198,7 +175,6 @@ const struct dentry_operations dazukofs_ci_dops = {
 	.d_weak_revalidate	= dazukofs_d_weak_revalidate,
 	.d_hash			= dazukofs_d_hash,
 	.d_compare		= dazukofs_d_compare,
-	.d_real			= dazukofs_d_real,
 	.d_release		= dazukofs_d_release,
 };
 

@@ -104,12 +104,17 @@ static int dazukofs_open_lower(struct file *file, const struct path *lower_path)
 	return 0;
 }
 
+/*
+ * file_dentry(), not f_path: 6.1's overlayfs opens a file of its lower
+ * layer under its own path (open_with_fake_path()), so f_path may be an
+ * overlayfs dentry when dazukofs is an overlayfs lower layer.
+ */
 static int dazukofs_open(struct inode *inode, struct file *file)
 {
 	struct path lower_path;
 	int err;
 
-	dazukofs_lower_path(file->f_path.dentry, &lower_path);
+	dazukofs_lower_path(file_dentry(file), &lower_path);
 	err = dazukofs_open_check(inode, file, &lower_path);
 	if (err)
 		return err;
@@ -122,7 +127,7 @@ static int dazukofs_file_open(struct inode *inode, struct file *file)
 	struct path lower_path;
 	int err;
 
-	dazukofs_lower_path(file->f_path.dentry, &lower_path);
+	dazukofs_lower_path(file_dentry(file), &lower_path);
 	/* No event for an open that the lower's flags refuse anyway. */
 	err = dazukofs_open_check(inode, file, &lower_path);
 	if (err)

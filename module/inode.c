@@ -30,31 +30,40 @@ static int dazukofs_inode_set(struct inode *inode, void *lower_inode)
 }
 
 /*
- * The inode flags that describe the file, as overlayfs copies them, and
- * S_NOSEC: the lower knows the file has no setuid bits and no security
- * xattrs (it clears the flag when either changes, and every write copies
- * the flags first), which spares each write through the mount a
- * security.capability lookup in file_remove_privs().  The others belong
- * to the lower inode's own machinery (S_AUTOMOUNT would send a path walk
- * to a ->d_automount dazukofs does not have; S_IMA, S_PRIVATE,
- * S_SWAPFILE, S_DAX, S_CASEFOLD, ...) and are never copied.
+ * The inode flags that describe the file, as overlayfs copies them.  The
+ * others belong to the lower inode's own machinery (S_AUTOMOUNT would send
+ * a path walk to a ->d_automount dazukofs does not have; S_IMA, S_PRIVATE,
+ * S_SWAPFILE, S_DAX, S_CASEFOLD, ...) and are never copied.  Nor is
+ * S_NOSEC: a stale copy (the lower's file got a capability directly) would
+ * let a truncate through the mount keep it.
  */
 #define DAZUKOFS_COPY_I_FLAGS \
-	(S_SYNC | S_NOATIME | S_APPEND | S_IMMUTABLE | S_DIRSYNC | S_NOSEC)
+	(S_SYNC | S_NOATIME | S_APPEND | S_IMMUTABLE | S_DIRSYNC)
+
+static void dazukofs_copy_flags_locked(struct inode *inode)
+{
+	lockdep_assert_held(&inode->i_lock);
+	inode_set_flags(inode, READ_ONCE(dazukofs_lower_inode(inode)->i_flags) &
+			DAZUKOFS_COPY_I_FLAGS, DAZUKOFS_COPY_I_FLAGS);
+}
 
 /**
  * dazukofs_copy_flags() - refresh the inode flags that describe the file
  * @inode: the dazukofs inode
  *
- * Cheap when nothing changed (one comparison), for the open path.
+ * Cheap when nothing changed (one comparison, no lock), for the open path;
+ * a change is copied under i_lock, as dazukofs_copy_attr() copies.
  */
 void dazukofs_copy_flags(struct inode *inode)
 {
 	unsigned int flags = READ_ONCE(dazukofs_lower_inode(inode)->i_flags) &
 			     DAZUKOFS_COPY_I_FLAGS;
 
-	if (unlikely(flags != (READ_ONCE(inode->i_flags) & DAZUKOFS_COPY_I_FLAGS)))
-		inode_set_flags(inode, flags, DAZUKOFS_COPY_I_FLAGS);
+	if (likely(flags == (READ_ONCE(inode->i_flags) & DAZUKOFS_COPY_I_FLAGS)))
+		return;
+	spin_lock(&inode->i_lock);
+	dazukofs_copy_flags_locked(inode);
+	spin_unlock(&inode->i_lock);
 }
 
 /**
@@ -69,9 +78,10 @@ void dazukofs_copy_flags(struct inode *inode)
  * only: a concurrent reader never sees a flag of the lower's machinery.
  *
  * Copies run concurrently (a write, its completion on a workqueue, a path
- * walk's revalidation): under the inode's i_lock, as overlayfs copies,
- * each copy is one snapshot of the lower, a later one never overwritten by
- * an earlier, and i_size_write() has the serialised writers it needs.
+ * walk's revalidation): under the inode's i_lock, as overlayfs copies, two
+ * copies never interleave their fields (a later copy is never partly
+ * overwritten by an earlier one), and i_size_write() has the serialised
+ * writers it needs.  The lower's fields are read without its locks.
  */
 void dazukofs_copy_attr(struct inode *inode)
 {
@@ -93,7 +103,7 @@ void dazukofs_copy_attr(struct inode *inode)
 	fsstack_copy_attr_times(inode, lower_inode);
 	inode->i_blkbits = lower_inode->i_blkbits;
 	set_nlink(inode, READ_ONCE(lower_inode->i_nlink));
-	dazukofs_copy_flags(inode);
+	dazukofs_copy_flags_locked(inode);
 	/* Not fsstack_copy_inode_size(): it takes the lower's i_lock. */
 	i_size_write(inode, i_size_read(lower_inode));
 	inode->i_blocks = READ_ONCE(lower_inode->i_blocks);

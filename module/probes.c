@@ -143,17 +143,6 @@ ssize_t dazukofs_probe(struct file *lower, struct kiocb *iocb,
 }
 #endif
 
-#ifdef PROBE_D_REAL_TYPE
-/* v6.10 "fs: remove the inode argument to ->d_real() method" */
-struct dentry *dazukofs_probe(struct dentry *dentry);
-struct dentry *dazukofs_probe(struct dentry *dentry)
-{
-	enum d_real_type type = D_REAL_DATA;
-
-	return d_real(dentry, type);
-}
-#endif
-
 #ifdef PROBE_FILE_LOCK_CORE
 /* v6.9 "filelock: split common fields into struct file_lock_core" */
 struct file **dazukofs_probe(struct file_lock *fl);

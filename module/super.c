@@ -154,6 +154,17 @@ static int dazukofs_fill_super(struct super_block *sb, struct fs_context *fc)
 	sb->s_time_gran = lower_sb->s_time_gran;
 	sb->s_flags |= lower_sb->s_flags & SB_POSIXACL;
 	sb->s_iflags |= SB_I_SKIP_SYNC;
+	/*
+	 * IMA keeps its verdict on a file by the dazukofs inode and learns of
+	 * changes only from writers of that inode: a change made directly in
+	 * the lower directory would leave a stale measurement or appraisal.
+	 * As for FUSE, IMA measures and appraises such files again at each
+	 * access (and a policy that fails unverifiable signatures fails them).
+	 * overlayfs tells IMA of its real inode through ->d_real instead, but
+	 * that would refuse a dazukofs mount as overlayfs's upper layer, and
+	 * 6.1's IMA compares the real inode's counter with the stacked one's.
+	 */
+	sb->s_iflags |= SB_I_IMA_UNVERIFIABLE_SIGNATURE;
 	sb->s_magic = DAZUKOFS_SUPER_MAGIC;
 	sb->s_op = &dazukofs_sops;
 	sb->s_xattr = dazukofs_xattr_handlers;

@@ -349,6 +349,7 @@ void test_perm_private_file(void **state)
 	struct stat st;
 
 	(void)state;
+	FSP_NEEDS_POSIX();
 	put_str(L("f"), "root only");
 	OK(chmod(L("f"), 0600));
 	a.lp = L("f");
@@ -417,6 +418,7 @@ void test_perm_dir_noexec(void **state)
 	struct perm_arg a;
 
 	(void)state;
+	FSP_NEEDS_POSIX();
 	OK(mkdir(L("noexec"), 0755));
 	put_str(L("noexec/f"), "x");
 	OK(chmod(L("noexec"), 0666));
@@ -458,6 +460,7 @@ void test_perm_sticky_dir(void **state)
 	struct stat st;
 
 	(void)state;
+	FSP_NEEDS_POSIX();
 	OK(mkdir(L("tmp"), 0755));
 	OK(chmod(L("tmp"), 01777));
 	put_str(L("tmp/rootfile"), "r");

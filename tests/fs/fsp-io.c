@@ -70,6 +70,7 @@ void test_create(void **state)
 	int fd;
 
 	(void)state;
+	FSP_NEEDS_POSIX();
 	fd = OK(open(U("new"), O_CREAT | O_WRONLY, 0640));
 	assert_true(write(fd, "data", 4) == 4);
 	OK(close(fd));
@@ -129,6 +130,7 @@ void test_open_excl(void **state)
 	int fd;
 
 	(void)state;
+	FSP_NEEDS_POSIX();
 	fd = OK(open(U("f"), O_CREAT | O_EXCL | O_WRONLY, 0644));
 	assert_true(write(fd, "x", 1) == 1);
 	OK(close(fd));
@@ -236,6 +238,7 @@ void test_o_nofollow_o_directory(void **state)
 	int fd;
 
 	(void)state;
+	FSP_NEEDS_POSIX();
 	put_str(L("f"), "x");
 	OK(mkdir(L("d"), 0755));
 	OK(symlink("f", L("lnk")));

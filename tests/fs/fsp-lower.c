@@ -83,6 +83,7 @@ void test_lower_rmdir_mkdir(void **state)
 	struct stat st, sl;
 
 	(void)state;
+	FSP_NEEDS_POSIX();
 	OK(mkdir(L("d"), 0755));
 	OK(stat(U("d"), &st));
 	assert_true(S_ISDIR(st.st_mode));
@@ -114,6 +115,7 @@ void test_lower_replace(void **state)
 	int fd;
 
 	(void)state;
+	FSP_NEEDS_POSIX();
 	put_str(L("f"), "old");
 	assert_content(U("f"), "old");
 	fd = OK(open(U("f"), O_RDONLY));

@@ -21,6 +21,7 @@ const char *fsp_lower;
 const char *fsp_upper;
 bool fsp_expect_dazukofs = true;
 bool fsp_is_root;
+bool fsp_lower_posix = true;
 long fsp_lower_fstype;
 
 static char work_name[64];
@@ -255,6 +256,30 @@ static int group_teardown(void **state)
 	return 0;
 }
 
+/* A mode set is kept and a symlink can be made, in the lower's root. */
+static bool lower_is_posix(void)
+{
+	char file[4096], link[4096];
+	struct stat st;
+	bool posix;
+	int fd;
+
+	snprintf(file, sizeof(file), "%s/.fsp-probe.%d", fsp_lower, getpid());
+	snprintf(link, sizeof(link), "%s/.fsp-probe-link.%d", fsp_lower,
+		 getpid());
+	fd = open(file, O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return true;	/* the tests will say what is wrong */
+	close(fd);
+	posix = !chmod(file, 0640) && !stat(file, &st) &&
+		(st.st_mode & 07777) == 0640 && !symlink(file, link);
+	unlink(link);
+	unlink(file);
+	if (!posix)
+		printf("fs-passthrough: the lower has no Unix modes or symlinks\n");
+	return posix;
+}
+
 #define FSP_ENTRY(name) cmocka_unit_test_setup_teardown(test_##name, \
 	test_setup, test_teardown),
 
@@ -282,6 +307,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	fsp_lower_fstype = sfs.f_type;
+	fsp_lower_posix = lower_is_posix();
 	umask(022);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("fs-passthrough: lower %s (f_type 0x%lx), upper %s%s\n",

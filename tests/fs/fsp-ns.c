@@ -79,6 +79,7 @@ void test_readdir_types(void **state)
 	int calls;
 
 	(void)state;
+	FSP_NEEDS_POSIX();
 	put_str(L("file"), "x");
 	OK(mkdir(L("dir"), 0755));
 	OK(symlink("file", L("link")));
@@ -168,6 +169,7 @@ void test_mkdir_(void **state)
 	struct stat st;
 
 	(void)state;
+	FSP_NEEDS_POSIX();
 	OK(mkdir(U("d"), 0750));
 	OK(stat(L("d"), &st));
 	assert_true(S_ISDIR(st.st_mode));
@@ -382,6 +384,7 @@ void test_link_(void **state)
 	struct stat sl, su, so;
 
 	(void)state;
+	FSP_NEEDS_POSIX();
 	put_str(L("f"), "linked");
 	OK(link(U("f"), U("g")));
 	OK(stat(L("g"), &sl));
@@ -415,6 +418,7 @@ void test_symlink_readlink(void **state)
 	ssize_t na, nb;
 
 	(void)state;
+	FSP_NEEDS_POSIX();
 	OK(symlink("some/target/../x", U("s")));
 	na = OK(readlink(L("s"), a, sizeof(a)));
 	nb = OK(readlink(U("s"), b, sizeof(b)));
@@ -452,6 +456,7 @@ void test_mknod_fifo(void **state)
 	char buf[8];
 
 	(void)state;
+	FSP_NEEDS_POSIX();
 	OK(mknod(U("fifo"), S_IFIFO | 0640, 0));
 	OK(stat(L("fifo"), &st));
 	assert_true(S_ISFIFO(st.st_mode));
@@ -480,6 +485,7 @@ void test_mknod_chardev(void **state)
 	int fd;
 
 	(void)state;
+	FSP_NEEDS_POSIX();
 	if (!fsp_is_root)
 		skip();
 	OK(mknod(U("null"), S_IFCHR | 0666, makedev(1, 3)));
@@ -515,6 +521,7 @@ void test_chmod_(void **state)
 	int fd;
 
 	(void)state;
+	FSP_NEEDS_POSIX();
 	put_str(L("f"), "x");
 	OK(chmod(U("f"), 0604));
 	OK(stat(L("f"), &st));
@@ -542,6 +549,7 @@ void test_chown_(void **state)
 	int fd;
 
 	(void)state;
+	FSP_NEEDS_POSIX();
 	if (!fsp_is_root)
 		skip();
 	put_str(L("f"), "x");
@@ -595,6 +603,7 @@ void test_utimensat_(void **state)
 	int fd;
 
 	(void)state;
+	FSP_NEEDS_POSIX();
 	put_str(L("f"), "x");
 	OK(utimensat(AT_FDCWD, U("f"), ts, 0));
 	OK(stat(L("f"), &st));
@@ -683,6 +692,7 @@ void test_stat_lstat_statx(void **state)
 	int fd;
 
 	(void)state;
+	FSP_NEEDS_POSIX();
 	put_str(L("file"), "some bytes");
 	OK(mkdir(L("dir"), 0700));
 	OK(symlink("file", L("link")));
@@ -766,4 +776,58 @@ void test_statfs_statvfs(void **state)
 		if (fsp_expect_dazukofs)
 			assert_int_equal(b.f_type, DAZUKOFS_MAGIC);
 	}
+}
+
+/*
+ * Every namespace and attribute change that a lower may refuse or bend
+ * (vfat, exfat: no symlinks, hard links, devices or owners, fixed modes,
+ * coarse times) gives through the mount the lower's own answer: the same
+ * result or errno, and afterwards the same mode, owner and times as the
+ * same change made on the lower.  On a Unix lower everything succeeds.
+ */
+void test_nonposix_agrees(void **state)
+{
+	struct timespec ts[2] = {
+		{ 1000000000, 123456789 }, { 1500000000, 987654321 }
+	};
+	struct stat sl, su;
+
+	(void)state;
+	put_str(L("fl"), "lower");
+	put_str(L("fu"), "upper");
+
+	assert_same_res(RES(symlink("fl", L("sl"))), RES(symlink("fu", U("su"))));
+	assert_same_res(RES(link(L("fl"), L("hl"))), RES(link(U("fu"), U("hu"))));
+	assert_same_res(RES(mknod(L("pl"), S_IFIFO | 0640, 0)),
+			RES(mknod(U("pu"), S_IFIFO | 0640, 0)));
+	if (fsp_is_root) {
+		assert_same_res(RES(mknod(L("cl"), S_IFCHR | 0666, makedev(1, 3))),
+				RES(mknod(U("cu"), S_IFCHR | 0666, makedev(1, 3))));
+		assert_same_res(RES(chown(L("fl"), 65534, 65534)),
+				RES(chown(U("fu"), 65534, 65534)));
+	}
+	assert_same_res(RES(chmod(L("fl"), 0640)), RES(chmod(U("fu"), 0640)));
+	assert_same_res(RES(utimensat(AT_FDCWD, L("fl"), ts, 0)),
+			RES(utimensat(AT_FDCWD, U("fu"), ts, 0)));
+	OK(stat(L("fl"), &sl));
+	OK(stat(L("fu"), &su));
+	assert_int_equal(sl.st_mode, su.st_mode);
+	assert_int_equal(sl.st_uid, su.st_uid);
+	assert_int_equal(sl.st_gid, su.st_gid);
+	assert_int_equal(sl.st_mtim.tv_sec, su.st_mtim.tv_sec);
+	assert_int_equal(sl.st_mtim.tv_nsec, su.st_mtim.tv_nsec);
+	assert_int_equal(sl.st_atim.tv_sec, su.st_atim.tv_sec);
+	/* and the mount shows what the lower keeps */
+	OK(stat(U("fu"), &sl));
+	assert_int_equal(sl.st_mode, su.st_mode);
+	assert_int_equal(sl.st_mtim.tv_nsec, su.st_mtim.tv_nsec);
+
+	assert_same_res(RES(mkdir(L("dl"), 0700)), RES(mkdir(U("du"), 0700)));
+	OK(stat(L("dl"), &sl));
+	OK(stat(L("du"), &su));
+	assert_int_equal(sl.st_mode, su.st_mode);
+	assert_same_res(RES(chmod(L("dl"), 01777)), RES(chmod(U("du"), 01777)));
+	OK(stat(L("dl"), &sl));
+	OK(stat(U("du"), &su));
+	assert_int_equal(sl.st_mode, su.st_mode);
 }

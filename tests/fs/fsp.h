@@ -36,6 +36,18 @@ extern const char *fsp_upper;   /* dazukofs mount */
 extern bool fsp_expect_dazukofs; /* false in self-test mode (no module) */
 extern bool fsp_is_root;
 extern long fsp_lower_fstype;   /* statfs f_type of the lower */
+/*
+ * Does the lower keep Unix file semantics (modes as given, symlinks)?  Not
+ * vfat or exfat: the tests that rely on them are skipped there, and
+ * test_nonposix_agrees holds the mount to the lower's answers instead.
+ */
+extern bool fsp_lower_posix;
+#define FSP_NEEDS_POSIX() do { \
+	if (!fsp_lower_posix) { \
+		print_message("lower without Unix semantics: see test_nonposix_agrees\n"); \
+		skip(); \
+	} \
+} while (0)
 #define FSP_BTRFS_MAGIC 0x9123683e
 /*
  * Does the mount show the lower's st_dev?  Only where that is not the
@@ -127,6 +139,7 @@ void assert_stat_same(const struct stat *a, const struct stat *b);
 	X(rename_noreplace) X(rename_exchange) X(rename_dir) X(link_) \
 	X(symlink_readlink) X(mknod_fifo) X(mknod_chardev) X(chmod_) \
 	X(chown_) X(utimensat_) X(stat_lstat_statx) X(statfs_statvfs) \
+	X(nonposix_agrees) \
 	X(xattr_user) X(xattr_errors) X(xattr_trusted) X(xattr_security) \
 	X(acl_access) X(acl_default_inherited) X(acl_permission) \
 	X(perm_private_file) X(perm_readable_file) X(perm_dir_noexec) \

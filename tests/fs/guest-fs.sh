@@ -6,8 +6,11 @@
 # Needs: $DAZUKOFS_KO (the module), $DAZUKOFS_BUILD (binaries in
 # $DAZUKOFS_BUILD/tests/fs, or $DAZUKOFS_FS_BIN), optional $DAZUKOFS_OUT
 # (logs go to $DAZUKOFS_OUT/fs-$(uname -r)/).
-# Optional: DAZUKOFS_FS_LOWERFS (default "tmpfs ext4 xfs btrfs"; xfs and
-# btrfs skipped where the kernel has none),
+# Optional: DAZUKOFS_FS_LOWERFS (default "tmpfs ext4 xfs btrfs vfat
+# ext4-casefold"; xfs, btrfs and casefold skipped where the kernel has
+# none; ext4-casefold: the mount's lower is a casefold directory; over vfat
+# the tests that need Unix modes and symlinks give way to
+# test_nonposix_agrees),
 # DAZUKOFS_TEST_FILTER (cmocka pattern for fs-passthrough), DAZUKOFS_CACHE_MB.
 #
 # For each lower filesystem: the cmocka suite through "mount -t dazukofs X X"
@@ -19,7 +22,7 @@ set -u
 
 BIN=${DAZUKOFS_FS_BIN:-${DAZUKOFS_BUILD:?}/tests/fs}
 KO=${DAZUKOFS_KO:?}
-LOWERFS=${DAZUKOFS_FS_LOWERFS:-tmpfs ext4 xfs btrfs}
+LOWERFS=${DAZUKOFS_FS_LOWERFS:-tmpfs ext4 xfs btrfs vfat ext4-casefold}
 W=/tmp/dazukofs-fs
 OUT=${DAZUKOFS_OUT:+$DAZUKOFS_OUT/fs-$(uname -r)}
 OUT=${OUT:-$W/out}
@@ -94,12 +97,30 @@ setup_lower() {
 		fi || return 1
 		LOOPDEV=$(losetup -f --show "$W/$1.img") || return 1
 		mount -t "$1" "$LOOPDEV" "$2" ;;
+	vfat)
+		rm -f "$W/vfat.img"
+		truncate -s 512M "$W/vfat.img" && mkfs.vfat "$W/vfat.img" >/dev/null || return 1
+		LOOPDEV=$(losetup -f --show "$W/vfat.img") || return 1
+		mount -t vfat "$LOOPDEV" "$2" ;;
+	ext4-casefold)
+		# the root cannot be casefold (lost+found): a +F directory of it,
+		# bind-mounted at DIR
+		rm -f "$W/casefold.img"
+		truncate -s 512M "$W/casefold.img" &&
+		mkfs.ext4 -q -F -O casefold "$W/casefold.img" || return 1
+		LOOPDEV=$(losetup -f --show "$W/casefold.img") || return 1
+		mkdir -p "$2-fs" && mount -t ext4 "$LOOPDEV" "$2-fs" &&
+		mkdir "$2-fs/ci" && chattr +F "$2-fs/ci" &&
+		mount --bind "$2-fs/ci" "$2" ;;
 	*)
 		echo "unknown lower fs $1" >&2; return 1 ;;
 	esac
 }
 teardown_lower() {
 	umount "$1" || fail "umount lower $1"
+	if mountpoint -q "$1-fs"; then
+		umount "$1-fs" || fail "umount lower $1-fs"
+	fi
 	if [ -n "$LOOPDEV" ]; then
 		losetup -d "$LOOPDEV"
 		LOOPDEV=""
@@ -127,9 +148,14 @@ for fs in $LOWERFS; do
 	mkdir -p "$X" "$XL" "$Y"
 	# the debug kernel is built without xfs and btrfs
 	case $fs in
-	xfs|btrfs)
+	xfs|btrfs|vfat)
 		if ! modprobe -q "$fs"; then
 			echo "--- $fs: SKIP: this kernel has no $fs"
+			continue
+		fi ;;
+	ext4-casefold)
+		if [ ! -e /sys/fs/ext4/features/casefold ]; then
+			echo "--- $fs: SKIP: this kernel's ext4 has no casefold"
 			continue
 		fi ;;
 	esac

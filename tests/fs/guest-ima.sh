@@ -78,6 +78,16 @@ for where in lower upper; do
 	else
 		fail "$where: read by root after a change in the lower: stale measurement"
 	fi
+	# appended to in the lower: the size changes, nothing else
+	printf 'log one\n' >"$W/lower/app-$where"
+	cat "$dir/app-$where" >/dev/null
+	printf 'log two\n' >>"$W/lower/app-$where"
+	cat "$dir/app-$where" >/dev/null
+	if has_hash "$dir/app-$where" "$W/lower/app-$where"; then
+		pass "$where: read by root after an append in the lower measured again"
+	else
+		fail "$where: read by root after an append in the lower: stale measurement"
+	fi
 	# stat only: nothing to measure, nothing to go wrong
 	stat "$dir/read-$where" >/dev/null || fail "$where: stat"
 done

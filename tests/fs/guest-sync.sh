@@ -159,6 +159,36 @@ aio_test() {
 }
 aio_test
 
+# overlayfs with a dazukofs mount as its lower layer: a read, and a copy-up
+# (6.1's overlayfs opens the dazukofs file under the overlayfs path).
+overlay_test() {
+	modprobe overlay || { fail "modprobe overlay"; return; }
+	O=$W/ovl
+	mkdir -p "$O/low" "$O/dz" "$O/rw" "$O/merged"
+	mount -t tmpfs ovl-low "$O/low" && mount -t tmpfs ovl-rw "$O/rw" ||
+		{ fail "overlay: tmpfs"; return; }
+	mkdir "$O/rw/up" "$O/rw/work"
+	printf 'lower data\n' >"$O/low/f"
+	if mount -t dazukofs "$O/low" "$O/dz" &&
+		mount -t overlay -o "lowerdir=$O/dz,upperdir=$O/rw/up,workdir=$O/rw/work" \
+			overlay "$O/merged"; then
+		[ "$(cat "$O/merged/f")" = "lower data" ] ||
+			fail "overlay over dazukofs: read"
+		printf 'more\n' >>"$O/merged/f" || fail "overlay over dazukofs: copy-up"
+		[ "$(cat "$O/merged/f")" = "$(printf 'lower data\nmore')" ] ||
+			fail "overlay over dazukofs: copied-up contents"
+		[ "$(cat "$O/low/f")" = "lower data" ] ||
+			fail "overlay over dazukofs: the layer below changed"
+		echo "guest-sync: overlayfs over dazukofs: read and copy-up done"
+		umount "$O/merged" || fail "umount overlay"
+	else
+		fail "mount overlayfs over dazukofs"
+	fi
+	umount "$O/dz" 2>/dev/null
+	umount "$O/low" "$O/rw"
+}
+overlay_test
+
 # File identity over btrfs: subvolumes and snapshots repeat inode numbers
 # under their own devices.  Through the mount, as on the lower: as many
 # distinct (st_dev, st_ino) pairs, find sees no loop, du counts as much.
