@@ -366,6 +366,9 @@ hardware, and distorted: system calls and context switches cost relatively
 more than on hardware). What matters are the **ratios** against the baseline
 measured in the same boot: the same workload on the lower filesystem itself
 (tmpfs, or ext4 on a loop device backed by a file in the guest's tmpfs).
+The guest boots without the tests' slab debugging (`run-vm
+--no-slub-debug`; until 2026-12-05 it had it, and a stack trace saved at
+every allocation dominated the allocating configurations' numbers).
 A ratio of 0.50 means half the baseline's throughput. Spread is min–max over
 the repeats. The configurations are interleaved: each repeat sets up and
 runs every configuration once, in an order rotated by one each repeat, and
