@@ -121,7 +121,14 @@ static int dazukofs_open(struct inode *inode, struct file *file)
 	return dazukofs_open_lower(file, &lower_path);
 }
 
-/* Regular files: every open is an access event first. */
+/*
+ * Regular files: every open is an access event first.  Only an open that
+ * makes no fsnotify events under dazukofs's own path is exempt (a worker's
+ * or a fanotify listener's fd).  6.1's overlayfs opens the files of its
+ * lower layer with FMODE_NONOTIFY under its own path, on behalf of its
+ * opener: that open is checked, or an overlayfs stacked on the mount
+ * would let every file through unscanned.
+ */
 static int dazukofs_file_open(struct inode *inode, struct file *file)
 {
 	struct path lower_path;
@@ -132,7 +139,8 @@ static int dazukofs_file_open(struct inode *inode, struct file *file)
 	err = dazukofs_open_check(inode, file, &lower_path);
 	if (err)
 		return err;
-	if (!dazukofs_file_nonotify(file)) {
+	if (!dazukofs_file_nonotify(file) ||
+	    file->f_path.dentry->d_sb != inode->i_sb) {
 		err = dazukofs_check_access(&lower_path, file);
 		if (err)
 			return err;

@@ -11,7 +11,8 @@
 #   libclamav's temporary directory there, one worker, an archive whose
 #   scan writes temporary files, a reload (nothing may wait on itself);
 # - a write through a shared mapping into a page that is dirty already,
-#   after the clean file was scanned (no timestamp changes).
+#   after the clean file was scanned (no timestamp changes);
+# - dazukofs: opens through an overlayfs whose lower layer is the mount.
 # Every wait has a deadline; an open that hangs fails the test.
 # Usage: bypass.sh fanotify|dazukofs SCANNER DBDIR
 set -u
@@ -103,6 +104,20 @@ ns_opens user "$M/eicar.com" && fail "nobody's unshare -Urm opened eicar.com"
 pass "an unprivileged user's own mount namespace: eicar.com denied"
 ns_opens user "$M/clean.txt" || fail "nobody's unshare -Urm could not open clean.txt"
 pass "an unprivileged user's own mount namespace: clean.txt opens"
+
+# dazukofs only: an overlayfs stacked on the mount (its lower layer)
+# opens the files through dazukofs: the same verdicts (6.1's overlayfs
+# opens them under its own path)
+if [ "$SOURCE" = dazukofs ] && modprobe overlay 2>/dev/null; then
+	mkdir -p "$W/ovl-rw" "$W/ovl"
+	mount -t tmpfs -o size=8m ovl-rw "$W/ovl-rw" && mkdir "$W/ovl-rw/up" "$W/ovl-rw/work" &&
+		mount -t overlay -o "lowerdir=$M,upperdir=$W/ovl-rw/up,workdir=$W/ovl-rw/work" \
+			bypass-ovl "$W/ovl" || fail "overlayfs over the dazukofs mount"
+	expect_allowed "$W/ovl/clean.txt"
+	expect_denied "$W/ovl/eicar.com"
+	pass "overlayfs over dazukofs: eicar.com denied, clean.txt opens"
+	umount "$W/ovl" && umount "$W/ovl-rw" || fail "umount the overlayfs"
+fi
 
 expect_denied "$M/eicar.zip"
 # the path as the source names it: the lower file's for dazukofs
