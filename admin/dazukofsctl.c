@@ -51,7 +51,7 @@ static void usage_group(FILE *out)
 {
 	fprintf(out,
 		"Usage: dazukofsctl group add NAME [--track] [--timeout MS] [--on-timeout %s|%s]\n"
-		"                             [--record 1|2]\n"
+		"                             [--record 1|2] [--busy-poll US]\n"
 		"       dazukofsctl group del NAME\n"
 		"       dazukofsctl group list\n"
 		"       dazukofsctl group show NAME\n"
@@ -66,11 +66,17 @@ static void usage_group(FILE *out)
 		"  --record 1|2        the record format of its events: 1 (the default)\n"
 		"                      id, fd and pid; 2 also who opened the file how,\n"
 		"                      which file it is, and files the module could not\n"
-		"                      open for the worker (needs a module that has it)\n",
+		"                      open for the worker (needs a module that has it)\n"
+		"  --busy-poll US      openers waiting for the group's answer and workers\n"
+		"                      waiting for an event spin this long before they\n"
+		"                      sleep, 0 to %u us; 0 (the default) never: for\n"
+		"                      workers that answer in microseconds, at the cost\n"
+		"                      of CPU time (needs a module that has it)\n",
 		DAZUKOFS_ACTION_NAME_ALLOW, DAZUKOFS_ACTION_NAME_DENY,
 		DAZUKOFS_GROUP_NAME_MAX, DAZUKOFS_TIMEOUT_MS_MAX,
 		DAZUKOFS_ACTION_NAME_ALLOW, DAZUKOFS_ACTION_NAME_DENY,
-		action_name(group_defaults.timeout_action));
+		action_name(group_defaults.timeout_action),
+		DAZUKOFS_BUSY_POLL_US_MAX);
 }
 
 void ctl_err(const char *fmt, ...)
@@ -180,7 +186,7 @@ static int group_add(const struct ctl *ctl, int argc, char **argv)
 {
 	struct dazukofs_group_config cfg = group_defaults;
 	const char *name = NULL;
-	unsigned long ms, record = 0;
+	unsigned long ms, record = 0, busy_poll = 0;
 	int i, rc;
 
 	for (i = 0; i < argc; i++) {
@@ -219,6 +225,12 @@ static int group_add(const struct ctl *ctl, int argc, char **argv)
 			if (ctl_number("--record", v, DAZUKOFS_RECORD_V1,
 				       DAZUKOFS_RECORD_V2, &record))
 				return EXIT_USAGE;
+		} else if (!strcmp(a, "--busy-poll") || !strncmp(a, "--busy-poll=", 12)) {
+			const char *v = a[11] == '=' ? a + 12 : (++i < argc ? argv[i] : NULL);
+
+			if (ctl_number("--busy-poll", v, 0, DAZUKOFS_BUSY_POLL_US_MAX,
+				       &busy_poll))
+				return EXIT_USAGE;
 		} else if (a[0] == '-' && a[1]) {
 			ctl_err("group add: unknown option '%s' (see --help)", a);
 			return EXIT_USAGE;
@@ -237,31 +249,48 @@ static int group_add(const struct ctl *ctl, int argc, char **argv)
 		return EXIT_USAGE;
 	if (dazukofs_group_create(name, &cfg))
 		return ctl_lib_fail(ctl, name);
+	if (busy_poll && dazukofs_group_set_busy_poll(name, (unsigned int)busy_poll))
+		goto fail;
 	if (!record || !dazukofs_group_set_record(name, (int)record))
 		return EXIT_OK;
 	/* A module without the attribute has format 1 only: asked for. */
 	if (record == DAZUKOFS_RECORD_V1 && errno == EOPNOTSUPP)
 		return EXIT_OK;
+fail:
 	rc = ctl_lib_fail(ctl, name);
 	/* Like a setting that cannot be written: no half-made group left. */
 	dazukofs_group_delete(name);
 	return rc;
 }
 
+/*
+ * The first line of one of the group's configfs attributes, into @buf;
+ * empty if the module does not have it.
+ */
+static void group_attr(const struct ctl *ctl, const char *name,
+		       const char *attr, char *buf, size_t size)
+{
+	char path[512];
+	FILE *fp;
+
+	buf[0] = '\0';
+	snprintf(path, sizeof(path), "%s/%s/%s", ctl->configfs, name, attr);
+	fp = fopen(path, "re");
+	if (!fp)
+		return;
+	if (!fgets(buf, (int)size, fp))
+		buf[0] = '\0';
+	fclose(fp);
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
 /* The group's record format, if the module has the attribute: 0 if not. */
 static int group_record(const struct ctl *ctl, const char *name)
 {
-	char path[512], buf[8] = "";
-	FILE *fp;
+	char buf[8];
 
-	snprintf(path, sizeof(path), "%s/%s/record", ctl->configfs, name);
-	fp = fopen(path, "re");
-	if (!fp)
-		return 0;
-	if (!fgets(buf, sizeof(buf), fp))
-		buf[0] = '\0';
-	fclose(fp);
-	return buf[0] == '1' || buf[0] == '2' ? buf[0] - '0' : 0;
+	group_attr(ctl, name, "record", buf, sizeof(buf));
+	return !strcmp(buf, "1") || !strcmp(buf, "2") ? buf[0] - '0' : 0;
 }
 
 /* The one NAME argument of group del / group show. */
@@ -342,6 +371,7 @@ static int group_show(const struct ctl *ctl, int argc, char **argv)
 	struct dazukofs_group_info info;
 	struct dazukofs_stats s;
 	const char *name;
+	char buf[16];
 	int r = one_name("show", argc, argv, &name);
 
 	if (r)
@@ -365,6 +395,9 @@ static int group_show(const struct ctl *ctl, int argc, char **argv)
 		printf("record:     2 (also who opened how, which file, fd errors)\n");
 		break;
 	}
+	group_attr(ctl, name, "busy_poll_us", buf, sizeof(buf));
+	if (buf[0] && strcmp(buf, "0"))
+		printf("busy poll:  %s us\n", buf);
 	if (dazukofs_get_stats(name, &s))
 		return ctl_lib_fail(ctl, name);
 	printf("active:     %s\n", s.active ? "yes" : "no (tracked, no reader: events skip it)");

@@ -116,6 +116,25 @@ def main():
         check(p.returncode == 0 and doc2.count(mark) == 1 and doc2.endswith("kept text\n")
               and doc2.startswith(doc), "the hand-written part is kept, once, at the end")
 
+        # events/s of the dz-g* configurations over fanotify's
+        fan = []
+        for r in range(1, 4):
+            for c, ev in (("lower", ""), ("dz-g1", "100"), ("dz-g1-bp", "300"),
+                          ("fanotify", "200")):
+                fan.append(f"tmpfs,{c},open,{r},1000.000,ops/s,1000,1000,{ev},1.0\n")
+        fmeta = dict(base, lowerfs="tmpfs", configs='"lower dz-g1 dz-g1-bp fanotify"',
+                     workloads="open", busy_poll_us="300")
+        p, d = run(tmp, "fanotify", fan, fmeta)
+        check(p.returncode == 0, f"fanotify comparison reports (stderr: {p.stderr.strip()})")
+        check("### Events/s against fanotify" in p.stdout
+              and "| lower | workload | dz-g1 | dz-g1-bp |" in p.stdout
+              and "| tmpfs | open | 0.50 | 1.50 |" in p.stdout,
+              "dz-g* events/s over fanotify's")
+        doc = open(os.path.join(d, "doc.md")).read()
+        check("`busy_poll_us` to 300 µs" in doc, "doc names the busy poll setting")
+        check("### Events/s against fanotify" not in run(tmp, "nofan", rows, meta)[0].stdout,
+              "no fanotify table without fanotify rows")
+
         # pass-through ratios that cannot be real are flagged: dazukofs
         # faster than its lower beyond the noise (ranges apart), but not
         # overlay within the noise or bindfs with overlapping ranges

@@ -109,6 +109,14 @@ int dazukofs_group_delete(const char *name);
  */
 int dazukofs_group_set_grace(const char *name, unsigned int ms);
 /*
+ * How long (microseconds, at most 1000) an opener waiting for the group's
+ * answer, and a worker waiting in a read for an event, spin before they
+ * sleep: for workers that answer within microseconds, at the cost of CPU
+ * time.  0 (the default) never spins.  -1/EOPNOTSUPP if the module is too
+ * old to know busy_poll_us.
+ */
+int dazukofs_group_set_busy_poll(const char *name, unsigned int us);
+/*
  * Forget every verdict the group's workers asked to be remembered (after
  * loading new signatures).  -1/EOPNOTSUPP if the module is too old.
  */

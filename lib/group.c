@@ -2,9 +2,9 @@
 /*
  * Groups: directories in configfs (DAZUKOFS_CONFIGFS_ROOT/NAME) whose
  * attributes id, track, timeout_ms and timeout_action are the settings
- * (and grace_ms, events and record, set on their own by
- * dazukofs_group_set_grace(), dazukofs_group_set_events() and
- * dazukofs_group_set_record()).
+ * (and grace_ms, busy_poll_us, events and record, set on their own by
+ * dazukofs_group_set_grace(), dazukofs_group_set_busy_poll(),
+ * dazukofs_group_set_events() and dazukofs_group_set_record()).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -173,6 +173,24 @@ DZ_EXPORT int dazukofs_group_set_grace(const char *name, unsigned int ms)
 	}
 	snprintf(num, sizeof(num), "%u", ms);
 	return dz_write_new_attr(what, name, "grace_ms", num);
+}
+
+DZ_EXPORT int dazukofs_group_set_busy_poll(const char *name, unsigned int us)
+{
+	char what[DZ_WHAT_MAX], num[32];
+
+	snprintf(what, sizeof(what), "cannot set busy_poll_us of group '%.80s'",
+		 name ? name : "(null)");
+	if (!dz_check_name(what, name))
+		return -1;
+	if (us > DAZUKOFS_BUSY_POLL_US_MAX) {
+		dz_fail_plain(EINVAL,
+			      "%s: busy_poll_us %u is more than %u",
+			      what, us, DAZUKOFS_BUSY_POLL_US_MAX);
+		return -1;
+	}
+	snprintf(num, sizeof(num), "%u", us);
+	return dz_write_new_attr(what, name, "busy_poll_us", num);
 }
 
 DZ_EXPORT int dazukofs_group_flush(const char *name)

@@ -312,6 +312,31 @@ static ssize_t dazukofs_group_record_store(struct config_item *item,
 }
 CONFIGFS_ATTR(dazukofs_group_, record);
 
+/*
+ * Microseconds an opener waiting for the group's answer, and a reader
+ * waiting for an event, spin before they sleep (see dazukofs_busy_poll());
+ * 0 (the default) never, at most DAZUKOFS_BUSY_POLL_US_MAX.  Applies to
+ * events posted, and reads begun, from then on.
+ */
+static ssize_t dazukofs_group_busy_poll_us_show(struct config_item *item,
+						char *page)
+{
+	return sysfs_emit(page, "%u\n",
+			  READ_ONCE(to_dazukofs_group(item)->busy_poll_us));
+}
+
+static ssize_t dazukofs_group_busy_poll_us_store(struct config_item *item,
+						 const char *page, size_t count)
+{
+	unsigned int us;
+
+	if (kstrtouint(page, 10, &us) || us > DAZUKOFS_BUSY_POLL_US_MAX)
+		return -EINVAL;
+	WRITE_ONCE(to_dazukofs_group(item)->busy_poll_us, us);
+	return count;
+}
+CONFIGFS_ATTR(dazukofs_group_, busy_poll_us);
+
 static struct configfs_attribute *dazukofs_group_attrs[] = {
 	&dazukofs_group_attr_events,
 	&dazukofs_group_attr_record,
@@ -325,6 +350,7 @@ static struct configfs_attribute *dazukofs_group_attrs[] = {
 	&dazukofs_group_attr_open_error_action,
 	&dazukofs_group_attr_max_queue,
 	&dazukofs_group_attr_overflow_action,
+	&dazukofs_group_attr_busy_poll_us,
 	&dazukofs_group_attr_flush,
 	NULL,
 };

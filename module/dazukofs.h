@@ -205,6 +205,9 @@ DECLARE_PER_CPU(struct dazukofs_stats, dazukofs_global_stats_pcpu);
  * @record: the record format its readers get and its writers use,
  *	    DAZUKOFS_RECORD_V1 or _V2 (read without the lock, once per read
  *	    or write)
+ * @busy_poll_us: how long an opener waiting for the group's answer, and a
+ *		  reader waiting for an event, spin before they sleep; 0
+ *		  never (read without the lock, see dazukofs_busy_poll())
  * @node: entry in the RCU list of groups, dazukofs_groups (see group.c)
  */
 struct dazukofs_group {
@@ -236,6 +239,7 @@ struct dazukofs_group {
 	bool remembers;
 	unsigned int events;
 	unsigned int record;
+	unsigned int busy_poll_us;
 	struct list_head node;
 };
 
@@ -345,6 +349,8 @@ struct dazukofs_gevent {
  * @close_write: a close-after-write event: nobody waits for it, and a
  *		 deny is remembered
  * @wq: the opener waits here for @pending to reach zero
+ * @busy_poll_us: the longest busy_poll_us of the groups it was posted to:
+ *		  how long the opener spins before it sleeps
  * @nr: number of groups
  * @ge: the event's place in each group: @ge_inline, or an array of its
  *	own when there were more than DAZUKOFS_EVENT_INLINE groups
@@ -365,6 +371,7 @@ struct dazukofs_event {
 	bool denied;
 	bool close_write;
 	wait_queue_head_t wq;
+	unsigned int busy_poll_us;
 	unsigned int nr;
 	struct dazukofs_gevent *ge;
 	struct dazukofs_gevent ge_inline[DAZUKOFS_EVENT_INLINE];

@@ -27,6 +27,10 @@
 #include <linux/pid.h>
 #include <linux/rculist.h>
 #include <linux/sched.h>
+#include <linux/sched/clock.h>
+#include <linux/sched/deadline.h>
+#include <linux/sched/rt.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 
 #include "dazukofs.h"
@@ -249,6 +253,8 @@ static bool dazukofs_post(struct dazukofs_event *event,
 	event->nr++;
 	list_add_tail(&ge->node, &group->queue);
 	spin_unlock(&group->lock);
+	event->busy_poll_us = max(event->busy_poll_us,
+				  READ_ONCE(group->busy_poll_us));
 
 	atomic64_inc(&group->stats.events);
 	atomic_inc(&group->stats.waiting);
@@ -262,6 +268,46 @@ static bool dazukofs_post(struct dazukofs_event *event,
 	}
 	wake_up(&group->wq);
 	return false;
+}
+
+/**
+ * dazukofs_busy_poll() - spin a while for a condition before sleeping on it
+ * @us: how long, in microseconds; 0 returns false at once
+ * @done: the condition, lock-free
+ * @arg: its argument
+ *
+ * Socket busy polling's trade (net.core.busy_read), opt-in per group: a
+ * worker that answers within microseconds answers before the waiter's
+ * sleep and wake-up would be over, so the waiter spends CPU time to save
+ * them.  The spin ends early when another task wants the CPU or a signal
+ * is pending; the caller then waits as usual.  Real-time and deadline
+ * tasks never spin: the worker they wait for may be queued behind them on
+ * the same CPU, where need_resched() would not tell.
+ *
+ * Return: true if @done became true.
+ */
+static __always_inline bool dazukofs_busy_poll(unsigned int us,
+					       bool (*done)(void *), void *arg)
+{
+	u64 end;
+
+	if (!us || rt_task(current) || dl_task(current))
+		return false;
+	end = local_clock() + (u64)us * NSEC_PER_USEC;
+	do {
+		if (done(arg))
+			return true;
+		if (need_resched() || signal_pending(current))
+			return false;
+		cpu_relax();
+	} while (local_clock() < end);
+	return done(arg);
+}
+
+/* Acquire, as dazukofs_wait() reads it: @denied may be read next. */
+static bool dazukofs_event_answered(void *event)
+{
+	return !atomic_read_acquire(&((struct dazukofs_event *)event)->pending);
 }
 
 /* Jiffies until the first timeout among the event's unsettled parts. */
@@ -338,6 +384,7 @@ static long dazukofs_wait_verdict(struct dazukofs_event *event, long timeout)
  */
 static int dazukofs_wait(struct dazukofs_event *event)
 {
+	dazukofs_busy_poll(event->busy_poll_us, dazukofs_event_answered, event);
 	for (;;) {
 		long left = dazukofs_wait_verdict(event,
 						  dazukofs_next_timeout(event));
@@ -607,6 +654,11 @@ static bool dazukofs_may_take(struct dazukofs_group *group)
 	return !list_empty_careful(&group->queue) || READ_ONCE(group->dead);
 }
 
+static bool dazukofs_may_take_poll(void *group)
+{
+	return dazukofs_may_take(group);
+}
+
 /**
  * dazukofs_take_event() - hand the oldest waiting event to a worker
  * @reader: the worker
@@ -622,6 +674,7 @@ struct dazukofs_gevent *dazukofs_take_event(struct dazukofs_reader *reader,
 					    bool nonblock)
 {
 	struct dazukofs_group *group = reader->group;
+	unsigned int busy_poll_us = READ_ONCE(group->busy_poll_us);
 	struct dazukofs_gevent *ge;
 	bool more;
 	int err;
@@ -631,11 +684,19 @@ struct dazukofs_gevent *dazukofs_take_event(struct dazukofs_reader *reader,
 		spin_unlock(&group->lock);
 		if (nonblock)
 			return ERR_PTR(-EAGAIN);
-		/* Exclusive: one posted event wakes one reader. */
-		err = wait_event_interruptible_exclusive(group->wq,
-							 dazukofs_may_take(group));
-		if (err)
-			return ERR_PTR(err);
+		/*
+		 * Once per read: a reader that lost the event it spun for to
+		 * another sleeps at once.
+		 */
+		if (!dazukofs_busy_poll(busy_poll_us, dazukofs_may_take_poll,
+					group)) {
+			/* Exclusive: one posted event wakes one reader. */
+			err = wait_event_interruptible_exclusive(group->wq,
+								 dazukofs_may_take(group));
+			if (err)
+				return ERR_PTR(err);
+		}
+		busy_poll_us = 0;
 		spin_lock(&group->lock);
 	}
 	if (group->dead) {

@@ -128,6 +128,9 @@ run 2 group add g --frob;	oneline; expect err "unknown option '--frob'"
 run 2 group add g --record 3;	oneline; expect err "'3' is not a number from 1 to 2"
 run 2 group add g --record=0;	oneline
 run 2 group add g --record;	oneline; expect err "needs a value"
+run 2 group add g --busy-poll 1001; oneline; expect err "'1001' is not a number from 0 to 1000"
+run 2 group add g --busy-poll=-1; oneline
+run 2 group add g --busy-poll;	oneline; expect err "needs a value"
 run 2 group add g h;		oneline
 run 2 group del;		oneline
 run 2 group show 'x y';		oneline
@@ -157,6 +160,9 @@ run 0 group add rec-1 --record 1;	empty out; empty err
 	{ echo "FAIL: --record 1 made the attribute up"; fails=$((fails + 1)); }
 run 1 group add rec-2 --record=2;	oneline; expect err 'has no record \(too old\)'
 rm -rf "$DAZUKOFS_CONFIGFS/rec-1" "$DAZUKOFS_CONFIGFS/rec-2"
+# --busy-poll: likewise (the fake's rmdir cannot remove the half-made group)
+run 1 group add bp-1 --busy-poll 50;	oneline; expect err 'has no busy_poll_us \(too old\)'
+rm -rf "$DAZUKOFS_CONFIGFS/bp-1"
 # the fake needs what the module would add: ids and sysfs directories
 echo 0 >"$DAZUKOFS_CONFIGFS/scan-1/id"
 echo 1 >"$DAZUKOFS_CONFIGFS/plain/id"
@@ -180,6 +186,16 @@ echo 2 >"$DAZUKOFS_CONFIGFS/scan-1/record"
 run 0 group show scan-1
 expect out '^record: +2 \(also who opened how'
 rm "$DAZUKOFS_CONFIGFS/scan-1/record"
+! grep -q '^busy poll:' "$T/out" ||
+	{ echo "FAIL: group show: busy poll without the attribute"; fails=$((fails + 1)); }
+echo 0 >"$DAZUKOFS_CONFIGFS/scan-1/busy_poll_us"
+run 0 group show scan-1
+! grep -q '^busy poll:' "$T/out" ||
+	{ echo "FAIL: group show: busy poll 0 shown"; fails=$((fails + 1)); }
+echo 200 >"$DAZUKOFS_CONFIGFS/scan-1/busy_poll_us"
+run 0 group show scan-1
+expect out '^busy poll: +200 us'
+rm "$DAZUKOFS_CONFIGFS/scan-1/busy_poll_us"
 expect out '^readers: +0'
 expect out '^events: +0 \(allowed 1, denied 2, cancelled 3, timeouts 0\)'
 run 1 group show nope;		oneline; expect err "no such group 'nope'"

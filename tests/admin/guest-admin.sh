@@ -53,8 +53,9 @@ expect out "^  $M \\(over "
 expect out '^groups: none'
 expect out '^status: ok'
 
-run 0 group add trk --track --timeout 3000 --on-timeout deny
+run 0 group add trk --track --timeout 3000 --on-timeout deny --busy-poll 40
 C=/sys/kernel/config/dazukofs
+check "trk/busy_poll_us" "$(cat $C/trk/busy_poll_us)" 40
 check "trk/track" "$(cat $C/trk/track)" 1
 check "trk/timeout_ms" "$(cat $C/trk/timeout_ms)" 3000
 check "trk/timeout_action" "$(cat $C/trk/timeout_action)" deny
@@ -66,6 +67,7 @@ run 0 group list
 expect out "^trk +$(cat $C/trk/id) +yes +3000 +deny"
 run 0 group show trk
 expect out '^active: +no'
+expect out '^busy poll: +40 us'
 run 1 status --interval 0
 expect out "^problem: tracked group 'trk' is inactive"
 run 0 group del trk

@@ -292,33 +292,54 @@ static bool worker_join(struct worker *w, int ms)
 	return pthread_timedjoin_np(w->th, NULL, &ts) == 0;
 }
 
-/* Is thread @w asleep (blocked in the kernel)? */
-static bool worker_sleeping(struct worker *w, int ms)
+/* Task @tid's state letter in /proc (R, S, D...), or 0 if it has none. */
+static char task_state(pid_t tid)
+{
+	char path[64], buf[512], *p;
+	size_t n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", getpid(), tid);
+	f = fopen(path, "r");
+	if (!f) {
+		/* not a thread of ours: a child process */
+		snprintf(path, sizeof(path), "/proc/%d/stat", tid);
+		f = fopen(path, "r");
+	}
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+/* Does task @tid reach @state within @ms? */
+static bool task_reaches(pid_t tid, char state, int ms)
 {
 	long long end = ev_now_ms() + ms;
-	char path[64], buf[512], *p;
 
-	for (;;) {
-		pid_t tid = __atomic_load_n(&w->tid, __ATOMIC_ACQUIRE);
-		FILE *f;
-
-		if (tid) {
-			snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
-			f = fopen(path, "r");
-			if (f) {
-				size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-
-				fclose(f);
-				buf[n] = '\0';
-				p = strrchr(buf, ')');
-				if (p && p[1] == ' ' && p[2] == 'S')
-					return true;
-			}
-		}
+	while (task_state(tid) != state) {
 		if (ev_now_ms() > end)
 			return false;
 		ev_nap();
 	}
+	return true;
+}
+
+/* Is thread @w asleep (blocked in the kernel)? */
+static bool worker_sleeping(struct worker *w, int ms)
+{
+	long long end = ev_now_ms() + ms;
+	pid_t tid;
+
+	while (!(tid = __atomic_load_n(&w->tid, __ATOMIC_ACQUIRE))) {
+		if (ev_now_ms() > end)
+			return false;
+		ev_nap();
+	}
+	return task_reaches(tid, 'S', (int)(end - ev_now_ms()));
 }
 
 static void workers_hold_distinct_events(void **state)
@@ -1368,6 +1389,71 @@ static void queue_overflow(void **state)
 }
 
 /* Write @val to the file @path: 0 or -errno. */
+/*
+ * busy_poll_us makes waiters spin before they sleep: bad values are
+ * refused and change nothing; with the largest set, a reader with nothing
+ * to take and an opener whose answer is late still go to sleep (past
+ * their spin) and are woken; verdicts given at once reach the opener as
+ * they are; a killed opener dies and its event is withdrawn.
+ */
+static void busy_poll(void **state)
+{
+	static const char *const bad[] = {
+		"1001", "-1", "abc", "\n", "2x", "4294967296",
+	};
+	int fd = dev_open(group_new("ev-bpoll"));
+	struct dazukofs_proto_event ev;
+	char max[16];
+	struct worker w;
+	pid_t pid;
+	size_t i;
+
+	(void)state;
+	expect_cfg("ev-bpoll", "busy_poll_us", "0\n");
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(cfg_write("ev-bpoll", "busy_poll_us", bad[i]),
+				 -EINVAL);
+		expect_cfg("ev-bpoll", "busy_poll_us", "0\n");
+	}
+	snprintf(max, sizeof(max), "%u", DAZUKOFS_BUSY_POLL_US_MAX);
+	assert_int_equal(cfg_write("ev-bpoll", "busy_poll_us", max), 0);
+	strcat(max, "\n");
+	expect_cfg("ev-bpoll", "busy_poll_us", max);
+
+	lower_file("bpoll", "b");
+	worker_start(&w, fd);
+	assert_true(worker_sleeping(&w, 20000));
+	pid = opener("bpoll");
+	assert_true(worker_join(&w, 20000));
+	assert_int_equal(w.err, 0);
+	/* TASK_KILLABLE shows as D */
+	assert_true(task_reaches(pid, 'D', 20000));
+	answer(fd, w.ev.id, DAZUKOFS_DENY);
+	assert_int_equal(opener_result(pid), EPERM);
+	close(w.ev.fd);
+
+	for (i = 0; i < 20; i++) {
+		int verdict = i % 2 ? DAZUKOFS_DENY : DAZUKOFS_ALLOW;
+
+		pid = opener("bpoll");
+		read_ev(fd, &ev);
+		answer(fd, ev.id, verdict);
+		assert_int_equal(opener_result(pid), verdict ? EPERM : 0);
+		close(ev.fd);
+	}
+
+	pid = opener("bpoll");
+	read_ev(fd, &ev);
+	OK(kill(pid, SIGKILL));
+	assert_int_equal(ev_opener_wait(pid, 20000), EV_SIGNALLED(SIGKILL));
+	assert_int_equal(ev_answer(fd, ev.id, DAZUKOFS_ALLOW), -ENOENT);
+	close(ev.fd);
+	assert_true(ev_wait_ctr("ev-bpoll", "in_hand", 0, 20000));
+	assert_group_sum("ev-bpoll");
+	close(fd);
+	group_del("ev-bpoll");
+}
+
 static int write_file(const char *path, const char *val)
 {
 	int fd = open(path, O_WRONLY | O_CLOEXEC), err = 0;
@@ -1736,6 +1822,7 @@ int main(int argc, char **argv)
 		T(files_used_while_group_goes),
 		T(counters_exact),
 		T(queue_overflow),
+		T(busy_poll),
 		T(freeze_waiting_opener),
 		T(worker_fd_makes_no_notifications),
 		T(fanotify_fd_makes_no_event),

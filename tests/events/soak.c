@@ -13,7 +13,9 @@
  * done, exactly; the groups are removed (the idle workers see ENODEV).
  * Groups of odd number speak record format 2 with batches of up to
  * BATCH events per read and one write for their answers; each record's
- * ino must be its fd's.  Exits 0 if everything matched.
+ * ino must be its fd's.  Group 1 busy-polls (busy_poll_us = BUSY_POLL_US):
+ * its openers and readers spin before they sleep, racing the answers and
+ * the events of the other groups.  Exits 0 if everything matched.
  */
 #include <libgen.h>
 #include <stdarg.h>
@@ -24,6 +26,7 @@
 #define MAX_GROUPS 16
 #define MAX_FILES 4096
 #define BATCH 4
+#define BUSY_POLL_US "200"
 
 static const char *lower, *mnt;
 static int seconds = 50, ngroups = 3, nworkers = 3, nopeners = 4, nfiles = 64;
@@ -437,6 +440,13 @@ int main(int argc, char **argv)
 		if (err) {
 			fprintf(stderr, "soak: %s: record 2: %s\n", gname[g],
 				strerror(-err));
+			return 1;
+		}
+		err = g == 1 ? ev_group_write(gname[g], "busy_poll_us",
+					      BUSY_POLL_US) : 0;
+		if (err) {
+			fprintf(stderr, "soak: %s: busy_poll_us: %s\n",
+				gname[g], strerror(-err));
 			return 1;
 		}
 		for (i = 0; i < nworkers; i++) {

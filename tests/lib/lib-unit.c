@@ -155,6 +155,39 @@ static void test_set_grace(void **state)
 	assert_msg("has no grace_ms");
 }
 
+static void test_set_busy_poll(void **state)
+{
+	struct fake *f = *state;
+
+	assert_int_equal(dazukofs_group_create("g", NULL), 0);
+	fake_write(f->configfs, "g/busy_poll_us", "0\n");
+	assert_int_equal(dazukofs_group_set_busy_poll("g", 50), 0);
+	assert_string_equal(fake_read(f->configfs, "g/busy_poll_us"), "50");
+	assert_int_equal(dazukofs_group_set_busy_poll("g", 1000), 0);
+	assert_string_equal(fake_read(f->configfs, "g/busy_poll_us"), "1000");
+	assert_int_equal(dazukofs_group_set_busy_poll("g", 0), 0);
+	assert_string_equal(fake_read(f->configfs, "g/busy_poll_us"), "0");
+
+	errno = 0;
+	assert_int_equal(dazukofs_group_set_busy_poll("g", 1001), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_msg("cannot set busy_poll_us of group 'g': busy_poll_us 1001 is more than 1000");
+	assert_string_equal(fake_read(f->configfs, "g/busy_poll_us"), "0");
+	assert_int_equal(dazukofs_group_set_busy_poll("a/b", 1), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(dazukofs_group_set_busy_poll(NULL, 1), -1);
+	assert_int_equal(errno, EINVAL);
+
+	assert_int_equal(dazukofs_group_set_busy_poll("nope", 1), -1);
+	assert_int_equal(errno, ENOENT);
+	assert_msg("cannot set busy_poll_us of group 'nope': ");
+
+	assert_int_equal(dazukofs_group_create("old", NULL), 0);
+	assert_int_equal(dazukofs_group_set_busy_poll("old", 1), -1);
+	assert_int_equal(errno, EOPNOTSUPP);
+	assert_msg("has no busy_poll_us");
+}
+
 static void test_set_events(void **state)
 {
 	struct fake *f = *state;
@@ -1162,6 +1195,7 @@ int main(void)
 		T(test_create_bad),
 		T(test_create_root_missing),
 		T(test_set_grace),
+		T(test_set_busy_poll),
 		T(test_set_events),
 		T(test_flush),
 		T(test_cache_stats),

@@ -35,6 +35,8 @@
 #define DAZUKOFS_TIMEOUT_MS_MAX		(24U * 60 * 60 * 1000)
 /* A tracked group's grace_ms: at most 10 minutes. */
 #define DAZUKOFS_GRACE_MS_MAX		(10U * 60 * 1000)
+/* A group's busy_poll_us: at most a millisecond; 0 (the default) never spins. */
+#define DAZUKOFS_BUSY_POLL_US_MAX	1000U
 /* The values of the action attributes (timeout_action...). */
 #define DAZUKOFS_ACTION_NAME_ALLOW	"allow"
 #define DAZUKOFS_ACTION_NAME_DENY	"deny"
