@@ -169,6 +169,43 @@ int dazukofs_permission(dazukofs_idmap_t *idmap, struct inode *inode,
 				dazukofs_lower_inode(inode), mask);
 }
 
+/* What do_truncate() sends: a change of size, times and privileges only. */
+#define DAZUKOFS_TRUNCATE_ATTRS	(ATTR_SIZE | ATTR_ATIME | ATTR_MTIME | \
+				 ATTR_CTIME | ATTR_FILE | ATTR_OPEN | \
+				 ATTR_KILL_SUID | ATTR_KILL_SGID | \
+				 ATTR_KILL_PRIV | ATTR_FORCE)
+
+/*
+ * The privileges that a truncate or a chown must drop from the lower
+ * inode.  The VFS asked by our inode, which a nosuid mount shows without
+ * the set-id bits that make a program privileged and without file
+ * capabilities (dazukofs_copy_attr(), xattr.c): ask again by the lower
+ * inode, as do_truncate() and chown_common() would.  A mode set on
+ * purpose (ksmbd) and a chown that asks to drop nothing (an overlayfs
+ * copy-up) stay as they are.
+ */
+static unsigned int dazukofs_privs_to_drop(struct super_block *sb,
+					   dazukofs_idmap_t *lower_idmap,
+					   struct inode *lower_inode,
+					   unsigned int ia_valid)
+{
+	unsigned int kill = 0;
+
+	if (!dazukofs_sb(sb)->nosuid || S_ISDIR(lower_inode->i_mode))
+		return 0;
+	if ((ia_valid & ATTR_MODE) &&
+	    !(ia_valid & (ATTR_KILL_SUID | ATTR_KILL_SGID)))
+		return 0;
+	/* notify_change() drops ATTR_KILL_PRIV if there is nothing to kill */
+	if (ia_valid & ATTR_SIZE)
+		kill |= ATTR_KILL_PRIV |
+			setattr_should_drop_suidgid(lower_idmap, lower_inode);
+	/* chown_common() and nfsd ask to drop setuid with every chown */
+	if ((ia_valid & (ATTR_UID | ATTR_GID)) && (ia_valid & ATTR_KILL_SUID))
+		kill |= setattr_should_drop_sgid(lower_idmap, lower_inode);
+	return kill;
+}
+
 int dazukofs_setattr(dazukofs_idmap_t *idmap, struct dentry *dentry,
 		     struct iattr *ia)
 {
@@ -176,18 +213,31 @@ int dazukofs_setattr(dazukofs_idmap_t *idmap, struct dentry *dentry,
 	struct dentry *lower = dazukofs_lower_dentry(dentry);
 	struct inode *lower_inode = d_inode(lower);
 	struct iattr lower_ia = *ia;
+	unsigned int kill;
 	int err;
 
 	if (ia->ia_valid & ATTR_FILE)
 		lower_ia.ia_file = dazukofs_lower_file(ia->ia_file);
-	/* Let the lower filesystem work out the mode that drops set-id bits. */
-	if (lower_ia.ia_valid & (ATTR_KILL_SUID | ATTR_KILL_SGID))
-		lower_ia.ia_valid &= ~ATTR_MODE;
 
 	err = mnt_want_write(lower_mnt);
 	if (err)
 		return err;
 	inode_lock(lower_inode);
+	/* Under the lower's lock: its mode is stable until notify_change(). */
+	kill = dazukofs_privs_to_drop(dentry->d_sb,
+				      dazukofs_mnt_idmap(lower_mnt), lower_inode,
+				      ia->ia_valid);
+	lower_ia.ia_valid |= kill;
+	/*
+	 * As do_truncate(): a truncate drops set-id bits without the right
+	 * to chmod.  Nothing else, which the lower must check, goes with it.
+	 */
+	if ((kill & (ATTR_KILL_SUID | ATTR_KILL_SGID)) &&
+	    !(ia->ia_valid & ~DAZUKOFS_TRUNCATE_ATTRS))
+		lower_ia.ia_valid |= ATTR_FORCE;
+	/* Let the lower filesystem work out the mode that drops set-id bits. */
+	if (lower_ia.ia_valid & (ATTR_KILL_SUID | ATTR_KILL_SGID))
+		lower_ia.ia_valid &= ~ATTR_MODE;
 	err = notify_change(dazukofs_mnt_idmap(lower_mnt), lower, &lower_ia,
 			    NULL);
 	inode_unlock(lower_inode);

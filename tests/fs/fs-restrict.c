@@ -11,6 +11,9 @@
  *     for setuid bits and file capabilities, device nodes, execve and
  *     PROT_EXEC mappings (each with a control over a lower without the
  *     restriction, so that the test can tell the check works);
+ *   - over a nosuid lower, whose set-id bits and file capabilities the
+ *     dazukofs inode hides, truncate, chown and write by an unprivileged
+ *     user still drop them from the lower file, as on the lower itself;
  *   - an automount point on the lower (debugfs' "tracing") is refused
  *     with EREMOTE instead of reaching a NULL ->d_automount.
  *
@@ -24,6 +27,7 @@
 #include <linux/fs.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -315,6 +319,124 @@ static void test_nosuid(void **state)
 	check_suid(MS_NOSUID, 0);
 }
 
+enum setid_op { SETID_TRUNCATE, SETID_FTRUNCATE, SETID_OTRUNC, SETID_CHOWN,
+		SETID_WRITE };
+
+/* Do @op on @path as nobody.  Return: 0, or the errno it failed with. */
+static int setid_op_as_nobody(const char *path, enum setid_op op)
+{
+	pid_t pid = fork();
+	int status;
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int fd, err = 0;
+
+		if (setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY))
+			_exit(125);
+		switch (op) {
+		case SETID_TRUNCATE:
+			err = truncate(path, 1) ? errno : 0;
+			break;
+		case SETID_FTRUNCATE:
+			fd = open(path, O_WRONLY);
+			if (fd < 0 || ftruncate(fd, 1))
+				err = errno;
+			break;
+		case SETID_OTRUNC:
+			fd = open(path, O_WRONLY | O_TRUNC);
+			err = fd < 0 ? errno : 0;
+			break;
+		case SETID_CHOWN:
+			err = chown(path, (uid_t)-1, NOBODY) ? errno : 0;
+			break;
+		case SETID_WRITE:
+			fd = open(path, O_WRONLY);
+			if (fd < 0 || write(fd, "x", 1) != 1)
+				err = errno;
+			break;
+		}
+		_exit(err);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	return WEXITSTATUS(status);
+}
+
+/*
+ * A nosuid lower: the dazukofs inode shows neither the set-id bits that
+ * make a program privileged nor file capabilities, so the VFS, judging by
+ * it, would ask to drop none.  Each operation by an unprivileged user
+ * must leave the lower file as the same operation on the lower itself
+ * does: set-id bits and capabilities dropped, also from a setuid-root
+ * file that anyone may write (which only the drop may change).
+ */
+static void test_nosuid_drops_setid(void **state)
+{
+	static const struct {
+		const char *name;
+		enum setid_op op;
+		uid_t owner;
+		mode_t mode, after;
+		bool caps;
+	} cases[] = {
+		{ "truncate", SETID_TRUNCATE, NOBODY, 06775, 0775, false },
+		{ "ftruncate", SETID_FTRUNCATE, NOBODY, 06775, 0775, false },
+		{ "o_trunc", SETID_OTRUNC, NOBODY, 06775, 0775, false },
+		{ "chown", SETID_CHOWN, NOBODY, 06775, 0775, false },
+		{ "write", SETID_WRITE, NOBODY, 06775, 0775, false },
+		{ "root-truncate", SETID_TRUNCATE, 0, 06777, 0777, false },
+		{ "root-o_trunc", SETID_OTRUNC, 0, 06777, 0777, false },
+		{ "caps-truncate", SETID_TRUNCATE, 0, 0777, 0777, true },
+		{ "caps-o_trunc", SETID_OTRUNC, 0, 0777, 0777, true },
+	};
+	struct vfs_cap_data caps = {
+		.magic_etc = VFS_CAP_REVISION_2 | VFS_CAP_FLAGS_EFFECTIVE,
+		.data = { { .permitted = 1u << CAP_DAC_OVERRIDE } },
+	};
+	char lower[600], upper[600], name[64], buf[64];
+	struct stack s;
+	mode_t mode[2];
+	bool has_caps[2];
+	struct stat st;
+	size_t i;
+	int through;
+
+	(void)state;
+	stack_mount(&s, "setid", MS_NOSUID);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		for (through = 0; through < 2; through++) {
+			snprintf(name, sizeof(name), "%s-%d", cases[i].name,
+				 through);
+			path_of(lower, sizeof(lower), s.lower, name);
+			path_of(upper, sizeof(upper), s.upper, name);
+			write_file(lower, "data", 0644);
+			assert_int_equal(chown(lower, cases[i].owner,
+					       cases[i].owner), 0);
+			assert_int_equal(chmod(lower, cases[i].mode), 0);
+			if (cases[i].caps)
+				assert_int_equal(setxattr(lower, "security.capability",
+							  &caps, XATTR_CAPS_SZ_2,
+							  0), 0);
+			assert_int_equal(setid_op_as_nobody(through ? upper : lower,
+							    cases[i].op), 0);
+			assert_int_equal(stat(lower, &st), 0);
+			mode[through] = st.st_mode & 07777;
+			has_caps[through] = getxattr(lower, "security.capability",
+						     buf, sizeof(buf)) > 0;
+		}
+		print_message("%s: on the lower %04o%s, through the mount %04o%s\n",
+			      cases[i].name, mode[0], has_caps[0] ? " caps" : "",
+			      mode[1], has_caps[1] ? " caps" : "");
+		/* the controls: the kernel drops them on the lower */
+		assert_int_equal(mode[0], cases[i].after);
+		assert_false(has_caps[0]);
+		assert_int_equal(mode[1], mode[0]);
+		assert_false(has_caps[1]);
+	}
+	stack_umount(&s);
+}
+
 static void check_dev(unsigned long lower_flags, int expect_open)
 {
 	struct stack s;
@@ -446,6 +568,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_immutable_current),
 		cmocka_unit_test(test_suid_control),
 		cmocka_unit_test(test_nosuid),
+		cmocka_unit_test(test_nosuid_drops_setid),
 		cmocka_unit_test(test_dev_control),
 		cmocka_unit_test(test_nodev),
 		cmocka_unit_test(test_exec_control),
