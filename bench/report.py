@@ -394,6 +394,11 @@ measured in the same boot: the same workload on the lower filesystem itself
 The guest boots without the tests' slab debugging (`run-vm
 --no-slub-debug`; until 2026-12-05 it had it, and a stack trace saved at
 every allocation dominated the allocating configurations' numbers).
+The workloads run inside the configuration's directory and name their
+files relative to it (until 2026-12-05 by absolute paths): the guest's
+root is overlayfs over the host's 9p root, whose revalidation leaves
+RCU path walk, so every absolute path was walked in ref-walk mode, as no
+host with a local root does, which cost the stacked configurations more.
 A ratio of 0.50 means half the baseline's throughput. Spread is min–max over
 the repeats. The configurations are interleaved: each repeat sets up and
 runs every configuration once, in an order rotated by one each repeat, and
