@@ -6,7 +6,9 @@
 # 127.0.0.1; the guest mounts it (NFSv4.2) and stacks dazukofs on that.
 # fs-nfs checks unlink (no sillyrename unless open), root_squash through
 # the mount, locks held on the server, and a worker's EACCES reported.
-# Then the whole fs-passthrough suite over a second export.
+# Then the whole fs-passthrough suite: over the root_squash export, where
+# root is nobody (the suite runs as an unprivileged user would), and over
+# a second export without root_squash, where it runs as root.
 set -u
 DZ_TAG=guest-nfs
 . "${DAZUKOFS_SRC:?}/tests/vm/guest/lib.sh"
@@ -15,6 +17,21 @@ W=/tmp/dz-nfs
 USER_UID=1000
 rc=0
 fail() { dz_err "FAIL: $*"; rc=1; }
+
+# run_fsp NAME LOWER UPPER: the fs-passthrough suite, its log in
+# $DAZUKOFS_OUT/fsp-NAME.log, failures and skips shown here.
+run_fsp() {
+	start=$(date +%s)
+	if DAZUKOFS_LOWER=$2 DAZUKOFS_UPPER=$3 \
+		"$BIN/fs-passthrough" "$2" "$3" >"$DAZUKOFS_OUT/fsp-$1.log" 2>&1; then
+		echo "guest-nfs: PASS: fs-passthrough over $1"
+	else
+		fail "fs-passthrough over $1 (see $DAZUKOFS_OUT/fsp-$1.log)"
+	fi
+	grep -E '^\[ *(FAILED|SKIPPED) *\]|^\[  ERROR|lower (has no|rejects|refuses|squashes)' \
+		"$DAZUKOFS_OUT/fsp-$1.log"
+	echo "guest-nfs: fs-passthrough over $1 took $(( $(date +%s) - start )) s"
+}
 
 [ -x "$BIN/fs-nfs" ] || { dz_err "$BIN/fs-nfs missing (build first)"; exit 1; }
 modprobe -a nfsd nfsv4 || { dz_err "modprobe nfsd nfsv4 failed"; exit 1; }
@@ -26,7 +43,7 @@ mkdir -p /var/lib/nfs/v4recovery /var/lib/nfs/rpc_pipefs "$W/export" "$W/client"
 touch /var/lib/nfs/etab /var/lib/nfs/rmtab
 mount -t nfsd nfsd /proc/fs/nfsd || exit 1
 mount -t rpc_pipefs rpc_pipefs /var/lib/nfs/rpc_pipefs || exit 1
-mount -t tmpfs -o mode=0755,size=64m nfs-export "$W/export" || exit 1
+mount -t tmpfs -o mode=0755,size=400m nfs-export "$W/export" || exit 1
 chown "$USER_UID:$USER_UID" "$W/export"
 # The shortest grace period: locks wait for it to end.
 echo 10 >/proc/fs/nfsd/nfsv4gracetime
@@ -44,6 +61,13 @@ start=$(date +%s)
 "$BIN/fs-nfs" "$W/export" "$W/client" "$W/upper" "$USER_UID" || rc=1
 echo "guest-nfs: fs-nfs took $(( $(date +%s) - start )) s"
 
+# A directory anyone may write to, so that root, squashed to nobody, can
+# run the suite in it.
+mkdir -m 1777 "$W/export/squashed" || exit 1
+run_fsp nfs-root-squash "$W/client/squashed" "$W/upper/squashed"
+grep -q '^fs-passthrough: the lower squashes root' "$DAZUKOFS_OUT/fsp-nfs-root-squash.log" ||
+	fail "fs-passthrough did not see root squashed"
+
 umount "$W/upper" || fail "umount dazukofs"
 umount "$W/client" || fail "umount nfs"
 
@@ -59,16 +83,7 @@ exportfs -i -o rw,no_root_squash,fsid=0,no_subtree_check,insecure,sync \
 exportfs -f
 if timeout 60 mount -t nfs4 -o vers=4.2,retry=0 127.0.0.1:/ "$W/client" &&
 	mount -t dazukofs "$W/client" "$W/upper"; then
-	start=$(date +%s)
-	if DAZUKOFS_LOWER=$W/client DAZUKOFS_UPPER=$W/upper \
-		"$BIN/fs-passthrough" "$W/client" "$W/upper" >"$DAZUKOFS_OUT/fsp-nfs.log" 2>&1; then
-		echo "guest-nfs: PASS: fs-passthrough over NFS"
-	else
-		fail "fs-passthrough over NFS (see $DAZUKOFS_OUT/fsp-nfs.log)"
-	fi
-	grep -E '^\[ *(FAILED|SKIPPED) *\]|^\[  ERROR|lower (has no|rejects|refuses)' \
-		"$DAZUKOFS_OUT/fsp-nfs.log"
-	echo "guest-nfs: fs-passthrough took $(( $(date +%s) - start )) s"
+	run_fsp nfs "$W/client" "$W/upper"
 	umount "$W/upper" || fail "umount dazukofs (full export)"
 	umount "$W/client" || fail "umount nfs (full export)"
 else
