@@ -51,26 +51,42 @@ static ssize_t dazukofs_group_track_store(struct config_item *item,
 CONFIGFS_ATTR(dazukofs_group_, track);
 
 /*
+ * An unsigned attribute of the group, from @min to @max.  Written and read
+ * once with WRITE_ONCE/READ_ONCE: its users take no lock, each reads the
+ * value once per use.
+ */
+static ssize_t dazukofs_uint_show(char *page, const unsigned int *value)
+{
+	return sysfs_emit(page, "%u\n", READ_ONCE(*value));
+}
+
+static ssize_t dazukofs_uint_store(unsigned int *value, unsigned int min,
+				   unsigned int max, const char *page,
+				   size_t count)
+{
+	unsigned int n;
+
+	if (kstrtouint(page, 10, &n) || n < min || n > max)
+		return -EINVAL;
+	WRITE_ONCE(*value, n);
+	return count;
+}
+
+/*
  * Milliseconds an event may wait for this group; 0 waits for ever, at
  * most DAZUKOFS_TIMEOUT_MS_MAX.
  */
-
 static ssize_t dazukofs_group_timeout_ms_show(struct config_item *item,
 					      char *page)
 {
-	return sysfs_emit(page, "%u\n",
-			  READ_ONCE(to_dazukofs_group(item)->timeout_ms));
+	return dazukofs_uint_show(page, &to_dazukofs_group(item)->timeout_ms);
 }
 
 static ssize_t dazukofs_group_timeout_ms_store(struct config_item *item,
 					       const char *page, size_t count)
 {
-	unsigned int ms;
-
-	if (kstrtouint(page, 10, &ms) || ms > DAZUKOFS_TIMEOUT_MS_MAX)
-		return -EINVAL;
-	WRITE_ONCE(to_dazukofs_group(item)->timeout_ms, ms);
-	return count;
+	return dazukofs_uint_store(&to_dazukofs_group(item)->timeout_ms, 0,
+				   DAZUKOFS_TIMEOUT_MS_MAX, page, count);
 }
 CONFIGFS_ATTR(dazukofs_group_, timeout_ms);
 
@@ -80,23 +96,17 @@ CONFIGFS_ATTR(dazukofs_group_, timeout_ms);
  * inactive at once, at most DAZUKOFS_GRACE_MS_MAX.  A change applies from
  * the next window on.
  */
-
 static ssize_t dazukofs_group_grace_ms_show(struct config_item *item,
 					    char *page)
 {
-	return sysfs_emit(page, "%u\n",
-			  READ_ONCE(to_dazukofs_group(item)->grace_ms));
+	return dazukofs_uint_show(page, &to_dazukofs_group(item)->grace_ms);
 }
 
 static ssize_t dazukofs_group_grace_ms_store(struct config_item *item,
 					     const char *page, size_t count)
 {
-	unsigned int ms;
-
-	if (kstrtouint(page, 10, &ms) || ms > DAZUKOFS_GRACE_MS_MAX)
-		return -EINVAL;
-	WRITE_ONCE(to_dazukofs_group(item)->grace_ms, ms);
-	return count;
+	return dazukofs_uint_store(&to_dazukofs_group(item)->grace_ms, 0,
+				   DAZUKOFS_GRACE_MS_MAX, page, count);
 }
 CONFIGFS_ATTR(dazukofs_group_, grace_ms);
 
@@ -108,19 +118,14 @@ CONFIGFS_ATTR(dazukofs_group_, grace_ms);
 static ssize_t dazukofs_group_max_queue_show(struct config_item *item,
 					     char *page)
 {
-	return sysfs_emit(page, "%u\n",
-			  READ_ONCE(to_dazukofs_group(item)->max_queue));
+	return dazukofs_uint_show(page, &to_dazukofs_group(item)->max_queue);
 }
 
 static ssize_t dazukofs_group_max_queue_store(struct config_item *item,
 					      const char *page, size_t count)
 {
-	unsigned int n;
-
-	if (kstrtouint(page, 10, &n) || !n || n > DAZUKOFS_MAX_QUEUE_MAX)
-		return -EINVAL;
-	WRITE_ONCE(to_dazukofs_group(item)->max_queue, n);
-	return count;
+	return dazukofs_uint_store(&to_dazukofs_group(item)->max_queue, 1,
+				   DAZUKOFS_MAX_QUEUE_MAX, page, count);
 }
 CONFIGFS_ATTR(dazukofs_group_, max_queue);
 
@@ -296,7 +301,7 @@ CONFIGFS_ATTR(dazukofs_group_, events);
  */
 static ssize_t dazukofs_group_record_show(struct config_item *item, char *page)
 {
-	return sysfs_emit(page, "%u\n", READ_ONCE(to_dazukofs_group(item)->record));
+	return dazukofs_uint_show(page, &to_dazukofs_group(item)->record);
 }
 
 static ssize_t dazukofs_group_record_store(struct config_item *item,
@@ -321,19 +326,14 @@ CONFIGFS_ATTR(dazukofs_group_, record);
 static ssize_t dazukofs_group_busy_poll_us_show(struct config_item *item,
 						char *page)
 {
-	return sysfs_emit(page, "%u\n",
-			  READ_ONCE(to_dazukofs_group(item)->busy_poll_us));
+	return dazukofs_uint_show(page, &to_dazukofs_group(item)->busy_poll_us);
 }
 
 static ssize_t dazukofs_group_busy_poll_us_store(struct config_item *item,
 						 const char *page, size_t count)
 {
-	unsigned int us;
-
-	if (kstrtouint(page, 10, &us) || us > DAZUKOFS_BUSY_POLL_US_MAX)
-		return -EINVAL;
-	WRITE_ONCE(to_dazukofs_group(item)->busy_poll_us, us);
-	return count;
+	return dazukofs_uint_store(&to_dazukofs_group(item)->busy_poll_us, 0,
+				   DAZUKOFS_BUSY_POLL_US_MAX, page, count);
 }
 CONFIGFS_ATTR(dazukofs_group_, busy_poll_us);
 
