@@ -157,40 +157,45 @@ static int dz_write_new_attr(const char *what, const char *name,
 	return 0;
 }
 
-DZ_EXPORT int dazukofs_group_set_grace(const char *name, unsigned int ms)
+/*
+ * Set a group's unsigned attribute that older modules lack, checked
+ * against its largest value first; @max_words, if not NULL, says that
+ * value in words for the message ("10 minutes").
+ */
+static int dz_set_new_uint_attr(const char *name, const char *attr,
+				unsigned int value, unsigned int max,
+				const char *max_words)
 {
 	char what[DZ_WHAT_MAX], num[32];
 
-	snprintf(what, sizeof(what), "cannot set grace_ms of group '%.80s'",
+	snprintf(what, sizeof(what), "cannot set %s of group '%.80s'", attr,
 		 name ? name : "(null)");
 	if (!dz_check_name(what, name))
 		return -1;
-	if (ms > DAZUKOFS_GRACE_MS_MAX) {
-		dz_fail_plain(EINVAL,
-			      "%s: grace_ms %u is more than 10 minutes (%u)",
-			      what, ms, DAZUKOFS_GRACE_MS_MAX);
+	if (value > max && max_words) {
+		dz_fail_plain(EINVAL, "%s: %s %u is more than %s (%u)", what,
+			      attr, value, max_words, max);
 		return -1;
 	}
-	snprintf(num, sizeof(num), "%u", ms);
-	return dz_write_new_attr(what, name, "grace_ms", num);
+	if (value > max) {
+		dz_fail_plain(EINVAL, "%s: %s %u is more than %u", what, attr,
+			      value, max);
+		return -1;
+	}
+	snprintf(num, sizeof(num), "%u", value);
+	return dz_write_new_attr(what, name, attr, num);
+}
+
+DZ_EXPORT int dazukofs_group_set_grace(const char *name, unsigned int ms)
+{
+	return dz_set_new_uint_attr(name, "grace_ms", ms, DAZUKOFS_GRACE_MS_MAX,
+				    "10 minutes");
 }
 
 DZ_EXPORT int dazukofs_group_set_busy_poll(const char *name, unsigned int us)
 {
-	char what[DZ_WHAT_MAX], num[32];
-
-	snprintf(what, sizeof(what), "cannot set busy_poll_us of group '%.80s'",
-		 name ? name : "(null)");
-	if (!dz_check_name(what, name))
-		return -1;
-	if (us > DAZUKOFS_BUSY_POLL_US_MAX) {
-		dz_fail_plain(EINVAL,
-			      "%s: busy_poll_us %u is more than %u",
-			      what, us, DAZUKOFS_BUSY_POLL_US_MAX);
-		return -1;
-	}
-	snprintf(num, sizeof(num), "%u", us);
-	return dz_write_new_attr(what, name, "busy_poll_us", num);
+	return dz_set_new_uint_attr(name, "busy_poll_us", us,
+				    DAZUKOFS_BUSY_POLL_US_MAX, NULL);
 }
 
 DZ_EXPORT int dazukofs_group_flush(const char *name)
