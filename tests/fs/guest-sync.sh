@@ -5,7 +5,12 @@
 # lower filesystem's data. The lower is ext4 on a loop device over an image
 # file; periodic writeback is off for the test, so data written through the
 # mount stays dirty in the lower's page cache until something syncs it, and
-# reaches the image (read back through the image file) only then.
+# reaches the image (read back through the image file) only then.  And a
+# crash right after the sync loses nothing: a copy of the image taken then
+# (what the disk holds, as if the power went) mounts, with the journal
+# replayed, with the file and its contents; a copy taken before the sync
+# does not (else the check could not fail).  Also for fsync and fdatasync
+# of a file through the mount.
 # Then the lower's write and freeze protection: splice, sendfile and
 # copy_file_range into the mount under fsfreeze (fs-lockorder), the ioctl
 # allow-list (fs-ioctl), aio and io_uring (fs-aio), and reflinks over xfs
@@ -19,6 +24,20 @@ fail() { dz_err "FAIL: $*"; rc=1; }
 
 in_image() { grep -qa "$1" "$W/ext4.img"; }
 
+# after_crash FILE PATTERN: does the disk as it is now, mounted as after a
+# crash (a copy of the image: the journal is replayed), hold FILE with the
+# line PATTERN?  The copy is made while nothing writes: writeback is off.
+after_crash() {
+	mkdir -p "$W/crash"
+	cp --sparse=always "$W/ext4.img" "$W/crash.img" || { fail "copy the image"; return 2; }
+	mount -o loop "$W/crash.img" "$W/crash" || { fail "mount the copy of the image"; return 2; }
+	grep -qx "$2" "$W/crash/$1" 2>/dev/null
+	found=$?
+	umount "$W/crash" || fail "umount the copy of the image"
+	rm -f "$W/crash.img"
+	return $found
+}
+
 modprobe -a loop ext4 || { dz_err "modprobe loop ext4 failed"; exit 1; }
 dz_load || exit 1
 wb=$(cat /proc/sys/vm/dirty_writeback_centisecs)
@@ -29,7 +48,7 @@ echo 360000 >/proc/sys/vm/dirty_expire_centisecs
 # One fresh filesystem per case: once synced, ext4 on a loop device wrote
 # later small files out at once here, which would hide a broken syncfs.
 n=0
-for how in file dir root; do
+for how in file dir root fsync fdatasync; do
 	n=$((n + 1))
 	mkdir -p "$W/lower" "$W/upper"
 	rm -f "$W/ext4.img"
@@ -45,16 +64,25 @@ for how in file dir root; do
 	# (else this test could not tell a working syncfs from a broken one).
 	if in_image "$pattern"; then
 		fail "$how: data reached the image before any sync (writeback not held off?)"
+	elif after_crash data "$pattern"; then
+		fail "$how: a crash before any sync kept the file (writeback not held off?)"
 	else
 		case $how in
 		file) sync -f "$W/upper/data" ;;
 		dir) sync -f "$W/upper/d" ;;
 		root) sync -f "$W/upper" ;;
-		esac || fail "$how: sync -f failed"
+		fsync) sync "$W/upper/data" ;;
+		fdatasync) sync -d "$W/upper/data" ;;
+		esac || fail "$how: sync failed"
 		if in_image "$pattern"; then
-			echo "guest-sync: PASS: syncfs via $how on dazukofs reached the lower's disk"
+			echo "guest-sync: PASS: $how on dazukofs reached the lower's disk"
 		else
-			fail "$how: syncfs on the dazukofs mount left the data dirty in the lower"
+			fail "$how on the dazukofs mount left the data dirty in the lower"
+		fi
+		if after_crash data "$pattern"; then
+			echo "guest-sync: PASS: after $how on dazukofs a crash keeps the file"
+		else
+			fail "$how on the dazukofs mount: a crash right after it loses the file"
 		fi
 	fi
 	umount "$W/upper" || fail "umount dazukofs"
