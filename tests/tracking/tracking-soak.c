@@ -13,6 +13,10 @@
  * -> success, or EPERM only as a timeout (good-file EPERMs <= the group's
  * timeouts delta).  No open may take longer than timeout + 10 s.
  * Afterwards waiting == in_hand == 0 and the counters add up.
+ * At each kill the group's busy_poll_us switches between 0 and its largest
+ * value: worker deaths, timeouts and requeues reach openers and readers
+ * that busy-poll as well as sleeping ones, and the setting changes under
+ * running reads.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -130,6 +134,18 @@ static void opener(const char *mnt, long long end, unsigned int seed)
 	_exit(0);
 }
 
+static int set_busy_poll(unsigned int us)
+{
+	char value[16];
+
+	snprintf(value, sizeof(value), "%u", us);
+	if (trk_cfg_write(GROUP, "busy_poll_us", value)) {
+		fprintf(stderr, "soak: FAIL: set busy_poll_us %s\n", value);
+		return -1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	pid_t workers[NR_WORKERS], openers[NR_OPENERS];
@@ -201,6 +217,10 @@ int main(int argc, char **argv)
 		waitpid(workers[i], NULL, 0);
 		workers[i] = start_worker();
 		kills++;
+		if (set_busy_poll(kills & 1 ? DAZUKOFS_BUSY_POLL_US_MAX : 0)) {
+			rc = 1;
+			break;
+		}
 		/* Never more than one down: the group must stay active. */
 		if (!trk_wait_stat(GROUP, "readers", NR_WORKERS, 10000)) {
 			rc = 1;
