@@ -320,10 +320,13 @@ static void test_nosuid(void **state)
 }
 
 enum setid_op { SETID_TRUNCATE, SETID_FTRUNCATE, SETID_OTRUNC, SETID_CHOWN,
-		SETID_WRITE };
+		SETID_WRITE, SETID_CHMOD };
 
-/* Do @op on @path as nobody.  Return: 0, or the errno it failed with. */
-static int setid_op_as_nobody(const char *path, enum setid_op op)
+/*
+ * Do @op on @path as the user and group @uid (root keeps its
+ * capabilities).  Return: 0, or the errno it failed with.
+ */
+static int setid_op_as(uid_t uid, const char *path, enum setid_op op)
 {
 	pid_t pid = fork();
 	int status;
@@ -332,7 +335,7 @@ static int setid_op_as_nobody(const char *path, enum setid_op op)
 	if (pid == 0) {
 		int fd, err = 0;
 
-		if (setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY))
+		if (setgroups(0, NULL) || setgid(uid) || setuid(uid))
 			_exit(125);
 		switch (op) {
 		case SETID_TRUNCATE:
@@ -355,6 +358,9 @@ static int setid_op_as_nobody(const char *path, enum setid_op op)
 			if (fd < 0 || write(fd, "x", 1) != 1)
 				err = errno;
 			break;
+		case SETID_CHMOD:
+			err = chmod(path, 06775) ? errno : 0;
+			break;
 		}
 		_exit(err);
 	}
@@ -369,26 +375,40 @@ static int setid_op_as_nobody(const char *path, enum setid_op op)
  * it, would ask to drop none.  Each operation by an unprivileged user
  * must leave the lower file as the same operation on the lower itself
  * does: set-id bits and capabilities dropped, also from a setuid-root
- * file that anyone may write (which only the drop may change).
+ * file that anyone may write (which only the drop may change).  And
+ * nothing more is dropped or allowed than on the lower: a chmod that sets
+ * the bits on purpose keeps them, root's truncate keeps them (CAP_FSETID),
+ * a setgid file without group execute keeps its bit for a member of its
+ * group, and a chown by a user who may not is refused.
  */
 static void test_nosuid_drops_setid(void **state)
 {
 	static const struct {
 		const char *name;
 		enum setid_op op;
-		uid_t owner;
+		uid_t owner, by;
 		mode_t mode, after;
 		bool caps;
+		int err;
 	} cases[] = {
-		{ "truncate", SETID_TRUNCATE, NOBODY, 06775, 0775, false },
-		{ "ftruncate", SETID_FTRUNCATE, NOBODY, 06775, 0775, false },
-		{ "o_trunc", SETID_OTRUNC, NOBODY, 06775, 0775, false },
-		{ "chown", SETID_CHOWN, NOBODY, 06775, 0775, false },
-		{ "write", SETID_WRITE, NOBODY, 06775, 0775, false },
-		{ "root-truncate", SETID_TRUNCATE, 0, 06777, 0777, false },
-		{ "root-o_trunc", SETID_OTRUNC, 0, 06777, 0777, false },
-		{ "caps-truncate", SETID_TRUNCATE, 0, 0777, 0777, true },
-		{ "caps-o_trunc", SETID_OTRUNC, 0, 0777, 0777, true },
+		/* name, op, owner, by, mode, after, caps, err */
+		{ "truncate", SETID_TRUNCATE, NOBODY, NOBODY, 06775, 0775, false, 0 },
+		{ "ftruncate", SETID_FTRUNCATE, NOBODY, NOBODY, 06775, 0775, false, 0 },
+		{ "o_trunc", SETID_OTRUNC, NOBODY, NOBODY, 06775, 0775, false, 0 },
+		{ "chown", SETID_CHOWN, NOBODY, NOBODY, 06775, 0775, false, 0 },
+		{ "write", SETID_WRITE, NOBODY, NOBODY, 06775, 0775, false, 0 },
+		{ "root-truncate", SETID_TRUNCATE, 0, NOBODY, 06777, 0777, false, 0 },
+		{ "root-o_trunc", SETID_OTRUNC, 0, NOBODY, 06777, 0777, false, 0 },
+		{ "caps-truncate", SETID_TRUNCATE, 0, NOBODY, 0777, 0777, true, 0 },
+		{ "caps-o_trunc", SETID_OTRUNC, 0, NOBODY, 0777, 0777, true, 0 },
+		{ "chmod-keeps", SETID_CHMOD, NOBODY, NOBODY, 0775, 06775, false, 0 },
+		{ "by-root-truncate-keeps", SETID_TRUNCATE, NOBODY, 0, 06775, 06775,
+		  false, 0 },
+		{ "by-root-chown", SETID_CHOWN, NOBODY, 0, 06775, 0775, false, 0 },
+		{ "sgid-noexec-truncate-keeps", SETID_TRUNCATE, NOBODY, NOBODY,
+		  02664, 02664, false, 0 },
+		{ "chown-not-owner", SETID_CHOWN, 0, NOBODY, 06775, 06775, false,
+		  EPERM },
 	};
 	struct vfs_cap_data caps = {
 		.magic_etc = VFS_CAP_REVISION_2 | VFS_CAP_FLAGS_EFFECTIVE,
@@ -418,8 +438,9 @@ static void test_nosuid_drops_setid(void **state)
 				assert_int_equal(setxattr(lower, "security.capability",
 							  &caps, XATTR_CAPS_SZ_2,
 							  0), 0);
-			assert_int_equal(setid_op_as_nobody(through ? upper : lower,
-							    cases[i].op), 0);
+			assert_int_equal(setid_op_as(cases[i].by,
+						     through ? upper : lower,
+						     cases[i].op), cases[i].err);
 			assert_int_equal(stat(lower, &st), 0);
 			mode[through] = st.st_mode & 07777;
 			has_caps[through] = getxattr(lower, "security.capability",
