@@ -192,6 +192,7 @@ setup_config() { # CONFIG LOWER
 				echo "$BUSY_POLL_US" >"$GDIR/busy_poll_us" || fail "busy_poll_us"
 			fi
 			id=$(cat "$GDIR/id")
+			: >"$W/helper.log"	# no "ready" left from the last helper
 			"$BIN/dzworker" "$id" "$threads" >"$W/helper.log" 2>&1 &
 			HELPER=$!
 			wait_ready "$W/helper.log" dzworker || fail "dzworker did not start: $(cat "$W/helper.log")"
@@ -211,6 +212,7 @@ setup_config() { # CONFIG LOWER
 		;;
 	fanotify)
 		M=$L/data
+		: >"$W/helper.log"
 		"$BIN/fanlistener" "$L" "$W/fan.count" >"$W/helper.log" 2>&1 &
 		HELPER=$!
 		wait_ready "$W/helper.log" fanlistener || fail "fanlistener did not start: $(cat "$W/helper.log")"
