@@ -197,7 +197,8 @@ int dazukofs_return_access(dazukofs_handle_t handle,
  * The same, with flags: DAZUKOFS_REMEMBER asks the kernel to keep the
  * verdict for this group, so that later opens of the unchanged file make
  * no event (it is kept only if the file did not change since acc->fd was
- * opened; see dazukofs_group_flush() to forget them all).
+ * opened, and for an open that writes or creates the file only if it is a
+ * deny; see dazukofs_group_flush() to forget them all).
  */
 #define DAZUKOFS_REMEMBER 1
 int dazukofs_return_access_flags(dazukofs_handle_t handle,

@@ -262,6 +262,8 @@ struct dazukofs_stamp {
  * @valid: a verdict on it may be remembered, if nothing changes
  * @racy: taken in the clock tick of the file's last change, which the
  *	  stamp may then miss: an allow on it is not remembered
+ * @deny_only: an open that writes or creates: no mark was made, so
+ *	       @changes is not set, and only a deny may be remembered
  */
 struct dazukofs_snapshot {
 	struct dazukofs_stamp stamp;
@@ -269,6 +271,7 @@ struct dazukofs_snapshot {
 	u64 epoch;
 	bool valid;
 	bool racy;
+	bool deny_only;
 };
 
 struct dazukofs_verdicts;
@@ -424,7 +427,7 @@ u64 dazukofs_new_epoch(void);
 void dazukofs_verdict_flush(struct dazukofs_group *group);
 void dazukofs_verdict_snapshot(struct dazukofs_group *group,
 			       const struct path *lower,
-			       struct dazukofs_snapshot *snap);
+			       struct dazukofs_snapshot *snap, bool deny_only);
 bool dazukofs_verdict_store(struct dazukofs_group *group,
 			    const struct path *lower,
 			    const struct dazukofs_snapshot *snap, int verdict);

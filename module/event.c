@@ -855,9 +855,20 @@ void dazukofs_event_snapshot(struct dazukofs_gevent *ge,
 			     struct dazukofs_reader *reader)
 {
 	struct dazukofs_group *group = ge->group;
-	struct dazukofs_snapshot snap;
+	struct dazukofs_event *event = ge->event;
+	struct dazukofs_snapshot snap = {};
 
-	dazukofs_verdict_snapshot(group, &ge->event->path, &snap);
+	/*
+	 * No mark yet for a file an open writes or creates (else every
+	 * create made one and tore it down at the unlink): only a deny on it
+	 * may be remembered.  An allow would be of little use: no verdict is
+	 * used while the file is open for writing, the writer's close forgets
+	 * them, and a new file's view is nearly always racy.
+	 */
+	dazukofs_verdict_snapshot(group, &event->path, &snap,
+				  !event->close_write &&
+				  (event->access & (DAZUKOFS_ACCESS_WRITE |
+						    DAZUKOFS_ACCESS_CREATE)));
 	spin_lock(&group->lock);
 	if (ge->state == DAZUKOFS_GE_IN_HAND && ge->holder == reader)
 		ge->snap = snap;

@@ -282,23 +282,35 @@ static bool dazukofs_stamp_eq(const struct dazukofs_stamp *a,
  * @group: the worker's group
  * @lower: the event's lower file, just opened for the worker
  * @snap: filled in; @snap->valid says whether a verdict may be stored
+ * @deny_only: take no view: only a deny may be stored
  *
  * Called after the worker's fd is opened, before it can read anything:
  * the verdict is about the file as it is now, and is remembered only if
  * nothing changed until the answer.  Makes the file's mark, so that a
- * change in between is seen.
+ * change in between is seen.  With @deny_only, the stamp alone: no mark
+ * is made (only a deny can be stored, which makes it), so a change that
+ * leaves the stamp as it was goes unseen, which can only keep a deny too
+ * long.
  */
 void dazukofs_verdict_snapshot(struct dazukofs_group *group,
 			       const struct path *lower,
-			       struct dazukofs_snapshot *snap)
+			       struct dazukofs_snapshot *snap, bool deny_only)
 {
 	struct inode *inode = d_inode(lower->dentry);
 	struct dazukofs_verdicts *v;
 	struct timespec64 now;
 
 	snap->valid = false;
+	snap->deny_only = deny_only;
 	if (!dazukofs_verdict_possible(lower->dentry))
 		return;
+	if (deny_only) {
+		snap->epoch = READ_ONCE(group->cache_epoch);
+		dazukofs_take_stamp(inode, &snap->stamp, true);
+		snap->racy = false;
+		snap->valid = dazukofs_verdict_possible(lower->dentry);
+		return;
+	}
 	v = dazukofs_verdicts_get(inode, true);
 	if (!v)
 		return;
@@ -322,10 +334,12 @@ void dazukofs_verdict_snapshot(struct dazukofs_group *group,
  * @snap: from dazukofs_verdict_snapshot() for the worker's fd
  * @verdict: DAZUKOFS_ALLOW or DAZUKOFS_DENY
  *
- * Stored only if the file is as it was when the worker's fd was opened,
+ * Stored only if the file is as it was when the worker's fd was opened
+ * (its stamp, and the changes its mark counted if one was made then),
  * nobody has it open for writing, the group was not flushed since, and,
  * for an allow, the view was not taken in the tick of the file's last
- * change: else the answer holds for this open only.
+ * change and was not @snap->deny_only: else the answer holds for this
+ * open only.
  *
  * Return: true if the verdict was stored.
  */
@@ -346,14 +360,16 @@ bool dazukofs_verdict_store(struct dazukofs_group *group,
 	 * about content the file no longer has.  A deny may be remembered:
 	 * at worst it stays until the file's next change.
 	 */
-	if (snap->racy && verdict != DAZUKOFS_DENY)
+	if ((snap->racy || snap->deny_only) && verdict != DAZUKOFS_DENY)
 		return false;
-	v = dazukofs_verdicts_get(inode, false);
+	v = dazukofs_verdicts_get(inode, snap->deny_only);
 	if (!v)
 		return false;
 	dazukofs_take_stamp(inode, &now, false);
 	spin_lock(&v->lock);
-	if (v->changes == snap->changes && dazukofs_stamp_eq(&now, &snap->stamp) &&
+	/* Without a mark at the snapshot, no changes were counted. */
+	if ((snap->deny_only || v->changes == snap->changes) &&
+	    dazukofs_stamp_eq(&now, &snap->stamp) &&
 	    dazukofs_verdict_possible(lower->dentry)) {
 		for (i = 0; i < DAZUKOFS_VERDICT_SLOTS && !slot; i++) {
 			if (v->slot[i].epoch == snap->epoch)

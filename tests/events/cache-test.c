@@ -64,11 +64,11 @@ static int answer_by_content(const struct dazukofs_proto_event *ev)
 }
 
 /*
- * Open MNT/NAME in a child while serving the group: every event is
- * answered by content, remembered.  Return: the open's errno (0 if it
- * opened); *events: how many events it made.
+ * Open MNT/NAME with @flags in a child while serving the group: every
+ * event is answered by content, remembered.  Return: the open's errno (0
+ * if it opened); *events: how many events it made.
  */
-static int open_served(const char *name, int *events)
+static int open_served_flags(const char *name, int flags, int *events)
 {
 	char path[512];
 	pid_t pid;
@@ -76,7 +76,7 @@ static int open_served(const char *name, int *events)
 
 	path_in(path, sizeof(path), mnt, name);
 	*events = 0;
-	pid = ev_opener(path);
+	pid = ev_opener_flags(path, flags);
 	assert_true(pid > 0);
 	for (;;) {
 		struct dazukofs_proto_event ev;
@@ -93,6 +93,11 @@ static int open_served(const char *name, int *events)
 	}
 	assert_true(rc >= 0);
 	return rc;
+}
+
+static int open_served(const char *name, int *events)
+{
+	return open_served_flags(name, O_RDONLY, events);
 }
 
 /* A clean file whose allow is remembered: the second open makes no event. */
@@ -147,6 +152,56 @@ static void remembered_deny(void **state)
 	assert_int_equal(open_served("deny", &n), EPERM);
 	assert_int_equal(n, 0);
 	assert_int_equal(ev_ctr(GROUP, "cache_hits"), hits + 1);
+}
+
+/*
+ * Of the verdicts on an open that writes or creates the file, only a deny
+ * is remembered (the kernel takes no view of such a file): after an allow
+ * the next open asks again, after a deny it does not.
+ */
+static void write_open_remembers_deny_only(void **state)
+{
+	static const struct {
+		const char *name, *content;
+		int flags, err;
+	} cases[] = {
+		{ "wo-allow", CLEAN, O_WRONLY, 0 },
+		{ "wo-created", NULL, O_WRONLY | O_CREAT, 0 },
+		{ "wo-rdwr-deny", EVIL, O_RDWR, EPERM },
+		{ "wo-trunc-deny", EVIL, O_WRONLY | O_TRUNC, EPERM },
+	};
+	long long inval, hits;
+	char path[512];
+	size_t i;
+	int n;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		path_in(path, sizeof(path), lower, cases[i].name);
+		unlink(path);
+		if (cases[i].content)
+			put_file(mnt, cases[i].name, cases[i].content);
+		inval = ev_ctr(GROUP, "cache_invalidations");
+		hits = ev_ctr(GROUP, "cache_hits");
+		assert_int_equal(open_served_flags(cases[i].name,
+						   cases[i].flags, &n),
+				 cases[i].err);
+		assert_int_equal(n, 1);
+		/* An allow was never stored, so the writer's close drops none. */
+		assert_int_equal(ev_ctr(GROUP, "cache_invalidations"), inval);
+		assert_int_equal(open_served(cases[i].name, &n), cases[i].err);
+		assert_int_equal(n, cases[i].err ? 0 : 1);
+		assert_int_equal(open_served(cases[i].name, &n), cases[i].err);
+		assert_int_equal(n, 0);
+		assert_int_equal(ev_ctr(GROUP, "cache_hits"),
+				 hits + (cases[i].err ? 2 : 1));
+		if (!cases[i].err)
+			continue;
+		/* That deny goes with the file's next change. */
+		put_file(mnt, cases[i].name, CLEAN);
+		assert_int_equal(open_served(cases[i].name, &n), 0);
+		assert_int_equal(n, 1);
+	}
 }
 
 static void write_at(const char *dir, const char *name, int flags)
@@ -700,6 +755,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(remembered_allow_makes_no_event),
 		cmocka_unit_test(remembered_deny),
+		cmocka_unit_test(write_open_remembers_deny_only),
 		cmocka_unit_test(write_through_mount),
 		cmocka_unit_test(write_lower_directly),
 		cmocka_unit_test(o_trunc),

@@ -212,17 +212,25 @@ static inline int ev_answer(int devfd, unsigned long id, int verdict)
 	return ev_answer_keep(devfd, id, verdict, 0);
 }
 
-/* Fork a process that opens @path read-only: exit 0 on success, else errno. */
-static inline pid_t ev_opener(const char *path)
+/*
+ * Fork a process that opens @path with @flags (mode 0644 if it creates
+ * it): exit 0 on success, else errno.
+ */
+static inline pid_t ev_opener_flags(const char *path, int flags)
 {
 	pid_t pid = fork();
 
 	if (pid == 0) {
-		int fd = open(path, O_RDONLY);
+		int fd = open(path, flags, 0644);
 
 		_exit(fd < 0 ? (errno ? errno : 255) : 0);
 	}
 	return pid;
+}
+
+static inline pid_t ev_opener(const char *path)
+{
+	return ev_opener_flags(path, O_RDONLY);
 }
 
 #define EV_TIMEOUT (-1)		/* still running */
