@@ -517,6 +517,31 @@ static pid_t writer(const char *name, enum write_how how, const char *content)
  * A writer changed MNT/NAME and closed it without waiting for anyone: the
  * close is then an event of its own, whose pid is the writer's.
  */
+/*
+ * Wait until the coarse clock, which stamps files, is past MNT/NAME's
+ * mtime: a worker's view taken in the tick of the file's last change is
+ * racy, and an allow on it is never remembered.
+ */
+static void wait_past_mtime(const char *name)
+{
+	long long end = ev_now_ms() + 10000;
+	struct timespec now;
+	char path[512];
+	struct stat st;
+
+	path_in(path, sizeof(path), mnt, name);
+	assert_int_equal(stat(path, &st), 0);
+	for (;;) {
+		assert_int_equal(clock_gettime(CLOCK_REALTIME_COARSE, &now), 0);
+		if (now.tv_sec > st.st_mtim.tv_sec ||
+		    (now.tv_sec == st.st_mtim.tv_sec &&
+		     now.tv_nsec > st.st_mtim.tv_nsec))
+			return;
+		assert_true(ev_now_ms() < end);
+		usleep(1000);
+	}
+}
+
 static void close_event(const char *name, enum write_how how,
 			const char *content, struct dazukofs_proto_event *ev)
 {
@@ -526,6 +551,8 @@ static void close_event(const char *name, enum write_how how,
 	assert_true(pid > 0);
 	assert_int_equal(ev_opener_wait(pid, 10000), 0);
 	assert_int_equal(ev_ctr(GROUP, "close_writes"), posted + 1);
+	/* The event's fd is opened at the read: its view must not be racy. */
+	wait_past_mtime(name);
 	assert_int_equal(ev_read(devfd, ev, 10000), 0);
 	assert_int_equal(ev->pid, pid);
 }
