@@ -297,34 +297,32 @@ void dazukofs_verdict_snapshot(struct dazukofs_group *group,
 			       struct dazukofs_snapshot *snap, bool deny_only)
 {
 	struct inode *inode = d_inode(lower->dentry);
-	struct dazukofs_verdicts *v;
+	struct dazukofs_verdicts *v = NULL;
 	struct timespec64 now;
 
 	snap->valid = false;
 	snap->deny_only = deny_only;
 	if (!dazukofs_verdict_possible(lower->dentry))
 		return;
-	if (deny_only) {
-		snap->epoch = READ_ONCE(group->cache_epoch);
-		dazukofs_take_stamp(inode, &snap->stamp, true);
-		snap->racy = false;
-		snap->valid = dazukofs_verdict_possible(lower->dentry);
-		return;
+	if (!deny_only) {
+		v = dazukofs_verdicts_get(inode, true);
+		if (!v)
+			return;
 	}
-	v = dazukofs_verdicts_get(inode, true);
-	if (!v)
-		return;
 	snap->epoch = READ_ONCE(group->cache_epoch);
 	/* The count first: a change after it is either counted or stamped. */
-	spin_lock(&v->lock);
-	snap->changes = v->changes;
-	spin_unlock(&v->lock);
+	if (v) {
+		spin_lock(&v->lock);
+		snap->changes = v->changes;
+		spin_unlock(&v->lock);
+	}
 	dazukofs_take_stamp(inode, &snap->stamp, true);
 	now = current_time(inode);
 	snap->valid = dazukofs_verdict_possible(lower->dentry);
 	snap->racy = timespec64_compare(&snap->stamp.ctime, &now) >= 0 ||
 		     timespec64_compare(&snap->stamp.mtime, &now) >= 0;
-	dazukofs_verdicts_put(v);
+	if (v)
+		dazukofs_verdicts_put(v);
 }
 
 /**

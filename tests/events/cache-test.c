@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <poll.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -64,6 +65,35 @@ static int answer_by_content(const struct dazukofs_proto_event *ev)
 }
 
 /*
+ * Wait until the coarse clock, which stamps files, is past MNT/NAME's
+ * mtime: a worker's view taken in the tick of the file's last change is
+ * racy, and an allow on it is never remembered.  A file that does not
+ * exist yet has no tick to wait for.
+ */
+static void wait_past_mtime(const char *name)
+{
+	long long end = ev_now_ms() + 10000;
+	struct timespec now;
+	char path[512];
+	struct stat st;
+
+	path_in(path, sizeof(path), mnt, name);
+	if (stat(path, &st)) {
+		assert_int_equal(errno, ENOENT);
+		return;
+	}
+	for (;;) {
+		assert_int_equal(clock_gettime(CLOCK_REALTIME_COARSE, &now), 0);
+		if (now.tv_sec > st.st_mtim.tv_sec ||
+		    (now.tv_sec == st.st_mtim.tv_sec &&
+		     now.tv_nsec > st.st_mtim.tv_nsec))
+			return;
+		assert_true(ev_now_ms() < end);
+		usleep(1000);
+	}
+}
+
+/*
  * Open MNT/NAME with @flags in a child while serving the group: every
  * event is answered by content, remembered.  Return: the open's errno (0
  * if it opened); *events: how many events it made.
@@ -76,6 +106,7 @@ static int open_served_flags(const char *name, int flags, int *events)
 
 	path_in(path, sizeof(path), mnt, name);
 	*events = 0;
+	wait_past_mtime(name);
 	pid = ev_opener_flags(path, flags);
 	assert_true(pid > 0);
 	for (;;) {
@@ -517,31 +548,6 @@ static pid_t writer(const char *name, enum write_how how, const char *content)
  * A writer changed MNT/NAME and closed it without waiting for anyone: the
  * close is then an event of its own, whose pid is the writer's.
  */
-/*
- * Wait until the coarse clock, which stamps files, is past MNT/NAME's
- * mtime: a worker's view taken in the tick of the file's last change is
- * racy, and an allow on it is never remembered.
- */
-static void wait_past_mtime(const char *name)
-{
-	long long end = ev_now_ms() + 10000;
-	struct timespec now;
-	char path[512];
-	struct stat st;
-
-	path_in(path, sizeof(path), mnt, name);
-	assert_int_equal(stat(path, &st), 0);
-	for (;;) {
-		assert_int_equal(clock_gettime(CLOCK_REALTIME_COARSE, &now), 0);
-		if (now.tv_sec > st.st_mtim.tv_sec ||
-		    (now.tv_sec == st.st_mtim.tv_sec &&
-		     now.tv_nsec > st.st_mtim.tv_nsec))
-			return;
-		assert_true(ev_now_ms() < end);
-		usleep(1000);
-	}
-}
-
 static void close_event(const char *name, enum write_how how,
 			const char *content, struct dazukofs_proto_event *ev)
 {
