@@ -8,7 +8,8 @@
 # the mount, locks held on the server, and a worker's EACCES reported.
 # Then the whole fs-passthrough suite: over the root_squash export, where
 # root is nobody (the suite runs as an unprivileged user would), and over
-# a second export without root_squash, where it runs as root.
+# a second export without root_squash, where it runs as root.  Last, that
+# export marked crossmnt with a submount: the automount point is refused.
 set -u
 DZ_TAG=guest-nfs
 . "${DAZUKOFS_SRC:?}/tests/vm/guest/lib.sh"
@@ -89,6 +90,46 @@ if timeout 60 mount -t nfs4 -o vers=4.2,retry=0 127.0.0.1:/ "$W/client" &&
 else
 	fail "mount the full export and dazukofs over it"
 fi
+
+# An automount point on the lower: the export marked crossmnt, with another
+# filesystem mounted (and exported) inside it, which the NFS client mounts
+# on first access.  Through dazukofs its lookup is refused with EREMOTE and
+# one log line, never followed through a NULL ->d_automount; the rest of
+# the mount works, and the client itself crosses into it (the control).
+mkdir -p "$W/export-full/sub"
+mount -t tmpfs -o size=8m nfs-sub "$W/export-full/sub" || exit 1
+echo inside >"$W/export-full/sub/file"
+echo beside >"$W/export-full/beside"
+exportfs -u "127.0.0.1/32:$W/export-full"
+exportfs -i -o rw,no_root_squash,fsid=0,crossmnt,no_subtree_check,insecure,sync \
+	"127.0.0.1/32:$W/export-full" || { dz_err "exportfs crossmnt failed"; exit 1; }
+exportfs -i -o rw,no_root_squash,fsid=1,no_subtree_check,insecure,sync \
+	"127.0.0.1/32:$W/export-full/sub" || { dz_err "exportfs of the submount failed"; exit 1; }
+exportfs -f
+if timeout 60 mount -t nfs4 -o vers=4.2,retry=0 127.0.0.1:/ "$W/client" &&
+	mount -t dazukofs "$W/client" "$W/upper"; then
+	dmesg -C
+	for try in first again; do
+		err=$(LC_ALL=C stat "$W/upper/sub/file" 2>&1 >/dev/null)
+		case $err in
+		*"Object is remote"*) echo "guest-nfs: PASS: crossmnt submount refused ($try): EREMOTE" ;;
+		*) fail "crossmnt submount through dazukofs ($try): '$err', not EREMOTE" ;;
+		esac
+		# the control, once: the client mounts the submount itself
+		[ "$try" = first ] && { [ "$(cat "$W/client/sub/file" 2>&1)" = inside ] ||
+			fail "the NFS client does not cross into its submount (control)"; }
+	done
+	[ "$(dmesg | grep -c 'sub is an automount point on the lower filesystem')" -ge 1 ] ||
+		fail "no log line for the refused automount point"
+	[ "$(cat "$W/upper/beside" 2>&1)" = beside ] ||
+		fail "a file beside the automount point, through dazukofs"
+	ls "$W/upper" | grep -qx sub || fail "readdir through dazukofs lost the submount's name"
+	umount "$W/upper" || fail "umount dazukofs (crossmnt export)"
+	umount -R "$W/client" || fail "umount nfs (crossmnt export)"
+else
+	fail "mount the crossmnt export and dazukofs over it"
+fi
+exportfs -u "127.0.0.1/32:$W/export-full/sub"
 rpc.nfsd 0
 pkill -x rpc.mountd
 exportfs -ua 2>/dev/null
