@@ -18,13 +18,16 @@
 
 #include <linux/fcntl.h>
 #include <linux/fs.h>
+#include <linux/mm.h>
 #include <linux/mount.h>
 #include <linux/iversion.h>
 #include <linux/splice.h>
 #include <linux/stat.h>
 
 #if defined(DAZUKOFS_HAVE_BACKING_FILE_USER_FILE) || \
-	defined(DAZUKOFS_HAVE_BACKING_FILE_RW)
+	defined(DAZUKOFS_HAVE_BACKING_FILE_RW) || \
+	defined(DAZUKOFS_HAVE_BACKING_FILE_MMAP) || \
+	defined(DAZUKOFS_HAVE_BACKING_FILE_SPLICE)
 #include <linux/backing-file.h>
 #endif
 #ifdef DAZUKOFS_HAVE_FILE_LOCK_CORE
@@ -91,9 +94,9 @@ static inline ssize_t dazukofs_vfs_iter_write(struct file *file,
  * lower file.
  */
 #ifdef DAZUKOFS_HAVE_COPY_SPLICE_READ
-#define dazukofs_splice_read copy_splice_read
+#define dazukofs_read_iter_splice_read copy_splice_read
 #else
-#define dazukofs_splice_read generic_file_splice_read
+#define dazukofs_read_iter_splice_read generic_file_splice_read
 #endif
 
 /* v6.2 "fs: rename vfs_tmpfile_open() to kernel_tmpfile_open()" */
@@ -264,6 +267,56 @@ ssize_t dazukofs_backing_write_iter(struct file *file, struct iov_iter *iter,
 				    struct dazukofs_backing_ctx *ctx);
 int dazukofs_backing_init(void);
 void dazukofs_backing_exit(void);
+#endif
+
+/*
+ * v6.8 "fs: factor out backing_file_mmap() helper": the lower file is
+ * mapped in the dazukofs file's place, and an LSM that knows backing files
+ * checks that mapping too (security_mmap_backing_file(), which Debian's
+ * 6.12 has).  It takes a backing file and the read/write helpers' ctx.
+ * Elsewhere (6.1) the same steps by hand; that kernel has no such hook.
+ */
+/*
+ * v6.8 "fs: factor out backing_file_splice_{read,write}() helpers": the
+ * lower file splices its own pages into the pipe, with no copy, as a
+ * splice from the lower does.  Elsewhere (6.1) the dazukofs file splices
+ * through its ->read_iter, a copy.
+ */
+#if defined(DAZUKOFS_HAVE_BACKING_FILE_SPLICE) && \
+	defined(DAZUKOFS_HAVE_BACKING_FILE_USER_FILE) && \
+	defined(DAZUKOFS_HAVE_BACKING_FILE_RW)
+#define dazukofs_backing_splice_read backing_file_splice_read
+#else
+static inline ssize_t
+dazukofs_backing_splice_read(struct file *lower, loff_t *ppos,
+			     struct pipe_inode_info *pipe, size_t len,
+			     unsigned int flags,
+			     struct dazukofs_backing_ctx *ctx)
+{
+	return dazukofs_read_iter_splice_read(ctx->user_file, ppos, pipe, len,
+					      flags);
+}
+#endif
+
+#if defined(DAZUKOFS_HAVE_BACKING_FILE_MMAP) && \
+	defined(DAZUKOFS_HAVE_BACKING_FILE_USER_FILE) && \
+	defined(DAZUKOFS_HAVE_BACKING_FILE_RW)
+#define dazukofs_backing_mmap backing_file_mmap
+#else
+static inline int dazukofs_backing_mmap(struct file *lower,
+					struct vm_area_struct *vma,
+					struct dazukofs_backing_ctx *ctx)
+{
+	int err;
+
+	if (!lower->f_op->mmap)
+		return -ENODEV;
+	vma_set_file(vma, lower);
+	err = call_mmap(lower, vma);
+	if (ctx->accessed)
+		ctx->accessed(ctx->user_file);
+	return err;
+}
 #endif
 
 /*

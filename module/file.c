@@ -348,15 +348,37 @@ static int dazukofs_flush(struct file *file, fl_owner_t id)
 	return err;
 }
 
+/* splice(2) and sendfile(2) from a dazukofs file, through its lower file. */
+static ssize_t dazukofs_splice_read(struct file *in, loff_t *ppos,
+				    struct pipe_inode_info *pipe, size_t len,
+				    unsigned int flags)
+{
+	struct file *lower = dazukofs_lower_file(in);
+	struct dazukofs_backing_ctx ctx = {
+		.cred = current_cred(),
+		.user_file = in,
+		.accessed = dazukofs_file_accessed,
+	};
+	ssize_t ret;
+
+	/* O_DIRECT decides how the lower splices. */
+	ret = dazukofs_sync_flags(in, lower);
+	if (ret)
+		return ret;
+	return dazukofs_backing_splice_read(lower, ppos, pipe, len, flags,
+					    &ctx);
+}
+
+/* From here on the mapping is the lower file's own. */
 static int dazukofs_mmap(struct file *file, struct vm_area_struct *vma)
 {
-	struct file *lower = dazukofs_lower_file(file);
+	struct dazukofs_backing_ctx ctx = {
+		.cred = current_cred(),
+		.user_file = file,
+		.accessed = dazukofs_file_accessed,
+	};
 
-	if (!lower->f_op->mmap)
-		return -ENODEV;
-	/* From here on the mapping is the lower file's own. */
-	vma_set_file(vma, lower);
-	return call_mmap(lower, vma);
+	return dazukofs_backing_mmap(dazukofs_lower_file(file), vma, &ctx);
 }
 
 static long dazukofs_fallocate(struct file *file, int mode, loff_t offset,
@@ -384,7 +406,9 @@ static int dazukofs_fadvise(struct file *file, loff_t offset, loff_t len,
  * iter_file_splice_write() on the dazukofs file would take it under the
  * pipe lock, in ->write_iter: an ABBA against a direct splice that a
  * freeze of the lower turns into a deadlock.  fs/backing-file.c and
- * overlayfs order it this way too.
+ * overlayfs order it this way too.  Not backing_file_splice_write(): it
+ * refuses a lower without ->splice_write, and posts no FS_MODIFY on the
+ * lower file, which a remembered verdict's mark counts.
  */
 static ssize_t dazukofs_splice_write(struct pipe_inode_info *pipe,
 				     struct file *out, loff_t *ppos,

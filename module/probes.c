@@ -14,8 +14,10 @@
 #include <linux/splice.h>
 #include <linux/stat.h>
 
-#if defined(PROBE_BACKING_FILE_USER_FILE) || defined(PROBE_BACKING_FILE_RW)
+#if defined(PROBE_BACKING_FILE_USER_FILE) || defined(PROBE_BACKING_FILE_RW) || \
+	defined(PROBE_BACKING_FILE_MMAP) || defined(PROBE_BACKING_FILE_SPLICE)
 #include <linux/backing-file.h>
+#include <linux/mm_types.h>
 #endif
 #if defined(PROBE_FILE_LOCK_CORE)
 #include <linux/filelock.h>
@@ -140,6 +142,42 @@ ssize_t dazukofs_probe(struct file *lower, struct kiocb *iocb,
 
 	return backing_file_write_iter(lower, iter, iocb, iocb->ki_flags,
 				       &ctx);
+}
+#endif
+
+#ifdef PROBE_BACKING_FILE_MMAP
+/* v6.8 "fs: factor out backing_file_mmap() helper", user-file callbacks */
+static void dazukofs_probe_accessed(struct file *user_file)
+{
+}
+
+int dazukofs_probe(struct file *lower, struct vm_area_struct *vma);
+int dazukofs_probe(struct file *lower, struct vm_area_struct *vma)
+{
+	struct backing_file_ctx ctx = {
+		.cred = current_cred(),
+		.user_file = vma->vm_file,
+		.accessed = dazukofs_probe_accessed,
+	};
+
+	return backing_file_mmap(lower, vma, &ctx);
+}
+#endif
+
+#ifdef PROBE_BACKING_FILE_SPLICE
+/* v6.8 "fs: factor out backing_file_splice_{read,write}() helpers" */
+ssize_t dazukofs_probe(struct file *lower, struct file *user_file,
+		       struct pipe_inode_info *pipe);
+ssize_t dazukofs_probe(struct file *lower, struct file *user_file,
+		       struct pipe_inode_info *pipe)
+{
+	struct backing_file_ctx ctx = {
+		.cred = current_cred(),
+		.user_file = user_file,
+	};
+	loff_t pos = 0;
+
+	return backing_file_splice_read(lower, &pos, pipe, 1, 0, &ctx);
 }
 #endif
 
