@@ -17,6 +17,8 @@
  * anything else while the mapping lives (and on tmpfs not even then), so
  * no verdict is stored or used while the file is open for writing, which
  * such a mapping keeps it; the close of the last such file is an event.
+ * A page pinned for I/O can still be written after that close: no allow
+ * is remembered while a page of the file is pinned.
  * Timestamps come from a coarse clock: a change made within the tick in
  * which a worker's view of the file was taken may leave the stamp as it
  * was, so an allow on such a view is never remembered (git's "racily
@@ -27,8 +29,8 @@
  * a group's verdicts gives it a new epoch, O(1); the old verdicts are never
  * matched again and are overwritten in time.
  *
- * Remote lowers (NFS, FUSE, ...: their dentries revalidate) change behind
- * the kernel's back: nothing is remembered for them.
+ * Remote lowers (NFS, FUSE, 9p, ...) change behind the kernel's back:
+ * nothing is remembered for them.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -36,6 +38,9 @@
 #include <linux/fs.h>
 #include <linux/fsnotify_backend.h>
 #include <linux/iversion.h>
+#include <linux/magic.h>
+#include <linux/mm.h>
+#include <linux/pagemap.h>
 #include <linux/rculist.h>
 #include <linux/slab.h>
 
@@ -247,14 +252,66 @@ static void dazukofs_verdicts_put(struct dazukofs_verdicts *v)
 
 /*
  * May a verdict on this file be stored or used at all?  Not for a remote
- * lower, and not while anyone has the file open for writing.
+ * lower (their dentries revalidate; 9p's do not without a cache mode, yet
+ * its server changes files behind our back), and not while anyone has the
+ * file open for writing.
  */
 static bool dazukofs_verdict_possible(const struct dentry *lower)
 {
 	return d_is_reg(lower) &&
 	       !(lower->d_flags & (DCACHE_OP_REVALIDATE |
 				   DCACHE_OP_WEAK_REVALIDATE)) &&
+	       lower->d_sb->s_magic != V9FS_MAGIC &&
 	       atomic_read(&d_inode(lower)->i_writecount) <= 0;
+}
+
+/*
+ * Is a page of the file pinned for I/O (FOLL_PIN: io_uring's registered
+ * buffers; on 6.12 also most direct I/O)?  A pinned page outlives the
+ * mapping and the file it was pinned through: it can be written after
+ * every writer has closed the file, with no fsnotify event and no change
+ * of the stamp.  A pin made later needs a writable mapping, that is a
+ * writer, whose close the mark counts.  "Maybe": a false positive only
+ * keeps an allow from being remembered.  DAX files keep no pages here.
+ */
+static bool dazukofs_pages_pinned(struct address_space *mapping)
+{
+	XA_STATE(xas, &mapping->i_pages, 0);
+	struct folio *folio;
+	bool pinned = false;
+
+	if (IS_DAX(mapping->host))
+		return true;
+	rcu_read_lock();
+	xas_for_each(&xas, folio, ULONG_MAX) {
+		if (xas_retry(&xas, folio))
+			continue;
+		/* A swapped-out or evicted page: reclaim never takes a pinned one. */
+		if (!xa_is_value(folio)) {
+			/* As the page cache's lookups: a reference, then recheck. */
+			if (!folio_try_get(folio)) {
+				xas_reset(&xas);
+				continue;
+			}
+			if (unlikely(folio != xas_reload(&xas))) {
+				folio_put(folio);
+				xas_reset(&xas);
+				continue;
+			}
+			pinned = folio_maybe_dma_pinned(folio);
+			folio_put(folio);
+			if (pinned)
+				break;
+		}
+		if (need_resched()) {
+			xas_pause(&xas);
+			rcu_read_unlock();
+			cond_resched();
+			rcu_read_lock();
+		}
+	}
+	rcu_read_unlock();
+	return pinned;
 }
 
 static void dazukofs_take_stamp(struct inode *inode,
@@ -319,8 +376,14 @@ void dazukofs_verdict_snapshot(struct dazukofs_group *group,
 	dazukofs_take_stamp(inode, &snap->stamp, true);
 	now = current_time(inode);
 	snap->valid = dazukofs_verdict_possible(lower->dentry);
+	/*
+	 * A pin that is there now may write while the worker reads, and go
+	 * before the answer: no allow on this view.  After the count: a pin
+	 * made later needs a writer, whose close the mark counts.
+	 */
 	snap->racy = timespec64_compare(&snap->stamp.ctime, &now) >= 0 ||
-		     timespec64_compare(&snap->stamp.mtime, &now) >= 0;
+		     timespec64_compare(&snap->stamp.mtime, &now) >= 0 ||
+		     (!deny_only && dazukofs_pages_pinned(inode->i_mapping));
 	if (v)
 		dazukofs_verdicts_put(v);
 }
@@ -359,6 +422,9 @@ bool dazukofs_verdict_store(struct dazukofs_group *group,
 	 * at worst it stays until the file's next change.
 	 */
 	if ((snap->racy || snap->deny_only) && verdict != DAZUKOFS_DENY)
+		return false;
+	/* Also pinned since the view?  A pin made after this needs a writer. */
+	if (verdict != DAZUKOFS_DENY && dazukofs_pages_pinned(inode->i_mapping))
 		return false;
 	v = dazukofs_verdicts_get(inode, snap->deny_only);
 	if (!v)

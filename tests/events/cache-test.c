@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <liburing.h>
 #include <poll.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -348,6 +349,110 @@ static void live_writable_mapping(void **state)
 	assert_int_equal(open_served("mapped", &events), EPERM);
 	assert_int_equal(events, 1);
 	assert_int_equal(munmap(map, len), 0);
+}
+
+/*
+ * Pin MNT/NAME's first page for I/O as an attacker would: map it shared
+ * and writable, register the mapping as an io_uring buffer, unmap and
+ * close.  The pinned page outlives all that.
+ */
+static void pin_file_page(const char *name, struct io_uring *ring,
+			  struct iovec *iov)
+{
+	char path[512];
+	int fd;
+
+	path_in(path, sizeof(path), mnt, name);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	assert_true(fd >= 0);
+	iov->iov_len = strlen(EVIL);
+	iov->iov_base = mmap(NULL, iov->iov_len, PROT_READ | PROT_WRITE,
+			     MAP_SHARED, fd, 0);
+	assert_true(iov->iov_base != MAP_FAILED);
+	assert_int_equal(io_uring_queue_init(2, ring, 0), 0);
+	assert_int_equal(io_uring_register_buffers(ring, iov, 1), 0);
+	assert_int_equal(munmap(iov->iov_base, iov->iov_len), 0);
+	assert_int_equal(close(fd), 0);
+}
+
+/* Write EVIL into the pinned page: no writer, no event, no new stamp. */
+static void write_through_pin(struct io_uring *ring, const struct iovec *iov)
+{
+	char src[] = "/tmp/cache-test-pin-XXXXXX";
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe *cqe;
+	int srcfd = mkstemp(src);
+
+	assert_true(srcfd >= 0);
+	assert_int_equal(unlink(src), 0);
+	assert_int_equal(pwrite(srcfd, EVIL, iov->iov_len, 0),
+			 (ssize_t)iov->iov_len);
+	sqe = io_uring_get_sqe(ring);
+	assert_non_null(sqe);
+	io_uring_prep_read_fixed(sqe, srcfd, iov->iov_base, iov->iov_len, 0, 0);
+	assert_int_equal(io_uring_submit(ring), 1);
+	assert_int_equal(io_uring_wait_cqe(ring, &cqe), 0);
+	assert_int_equal(cqe->res, (int)iov->iov_len);
+	io_uring_cqe_seen(ring, cqe);
+	assert_int_equal(close(srcfd), 0);
+}
+
+/*
+ * A page pinned for I/O can be written with no writer, no event and no
+ * change of the stamp.  The attacker pins the file's page, lets the clean
+ * file be scanned and remembered, then writes the virus through the pin.
+ * The next open must be scanned again.
+ */
+static void pinned_page_write(void **state)
+{
+	struct io_uring ring;
+	struct iovec iov;
+	int events;
+
+	(void)state;
+	put_file(mnt, "pinned", CLEAN);
+	pin_file_page("pinned", &ring, &iov);
+	/* Scanned clean; the worker asks to remember it. */
+	assert_int_equal(open_served("pinned", &events), 0);
+	assert_int_equal(events, 1);
+	write_through_pin(&ring, &iov);
+	/* The file is infected now: no remembered allow may let it through. */
+	assert_int_equal(open_served("pinned", &events), EPERM);
+	assert_int_equal(events, 1);
+	io_uring_queue_exit(&ring);
+}
+
+/*
+ * The same, with the pin gone before the answer: the virus is written
+ * while the worker is scanning (after it read the clean content) and the
+ * buffer unregistered before it answers "allow, remember".
+ */
+static void pinned_page_write_during_scan(void **state)
+{
+	struct dazukofs_proto_event ev;
+	struct io_uring ring;
+	char path[512];
+	struct iovec iov;
+	int events;
+	pid_t pid;
+
+	(void)state;
+	put_file(mnt, "pinned-scan", CLEAN);
+	pin_file_page("pinned-scan", &ring, &iov);
+	wait_past_mtime("pinned-scan");
+	path_in(path, sizeof(path), mnt, "pinned-scan");
+	pid = ev_opener(path);
+	assert_true(pid > 0);
+	assert_int_equal(ev_read(devfd, &ev, 10000), 0);
+	assert_int_equal(answer_by_content(&ev), DAZUKOFS_ALLOW);
+	write_through_pin(&ring, &iov);
+	assert_int_equal(io_uring_unregister_buffers(&ring), 0);
+	io_uring_queue_exit(&ring);
+	assert_int_equal(ev_answer_keep(devfd, ev.id, DAZUKOFS_ALLOW, 1), 0);
+	close(ev.fd);
+	assert_int_equal(ev_opener_wait(pid, 10000), 0);
+	assert_int_equal(open_served("pinned-scan", &events), EPERM);
+	assert_int_equal(events, 1);
 }
 
 static void rename_over(void **state)
@@ -783,8 +888,30 @@ static void bad_remember_answers(void **state)
 	assert_int_equal(errno, ENOENT);
 }
 
+/*
+ * Run with --remote over a lower whose server may change files behind the
+ * kernel's back (the harness's 9p share): nothing is remembered there.
+ */
+static void remote_remembers_nothing(void **state)
+{
+	int events, i;
+
+	(void)state;
+	put_file(mnt, "remote-clean", CLEAN);
+	put_file(mnt, "remote-evil", EVIL);
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(open_served("remote-clean", &events), 0);
+		assert_int_equal(events, 1);
+		assert_int_equal(open_served("remote-evil", &events), EPERM);
+		assert_int_equal(events, 1);
+	}
+}
+
 int main(int argc, char **argv)
 {
+	const struct CMUnitTest remote_tests[] = {
+		cmocka_unit_test(remote_remembers_nothing),
+	};
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(remembered_allow_makes_no_event),
 		cmocka_unit_test(remembered_deny),
@@ -795,6 +922,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(mmap_dirty_page_through_mount),
 		cmocka_unit_test(mmap_dirty_page_on_lower),
 		cmocka_unit_test(live_writable_mapping),
+		cmocka_unit_test(pinned_page_write),
+		cmocka_unit_test(pinned_page_write_during_scan),
 		cmocka_unit_test(rename_over),
 		cmocka_unit_test(xattr_set),
 		cmocka_unit_test(chmod_invalidates),
@@ -816,15 +945,17 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(close_write_half_queue, events_default),
 		cmocka_unit_test_teardown(exec_events_only, events_default),
 	};
+	bool remote;
 	int id, rc, ign;
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: cache-test LOWER MNT [FILTER]\n");
+		fprintf(stderr, "usage: cache-test LOWER MNT [FILTER | --remote]\n");
 		return 2;
 	}
 	lower = argv[1];
 	mnt = argv[2];
-	if (argc > 3)
+	remote = argc > 3 && !strcmp(argv[3], "--remote");
+	if (argc > 3 && !remote)
 		cmocka_set_test_filter(argv[3]);
 	ign = open(DAZUKOFS_DEV_PREFIX "ign", O_RDONLY | O_CLOEXEC);
 	if (ign < 0) {
@@ -842,7 +973,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cache-test: open device: %s\n", strerror(-devfd));
 		return 1;
 	}
-	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	if (remote)
+		rc = cmocka_run_group_tests(remote_tests, NULL, NULL);
+	else
+		rc = cmocka_run_group_tests(tests, NULL, NULL);
 	close(devfd);
 	ev_group_rmdir(GROUP);
 	close(ign);
