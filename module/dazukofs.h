@@ -261,7 +261,8 @@ struct dazukofs_stamp {
  * @epoch: the group's cache epoch then
  * @valid: a verdict on it may be remembered, if nothing changes
  * @racy: taken in the clock tick of the file's last change, which the
- *	  stamp may then miss: an allow on it is not remembered
+ *	  stamp may then miss, or while a page of the file was pinned for
+ *	  I/O: an allow on it is not remembered
  * @deny_only: an open that writes or creates: no mark was made, so
  *	       @changes is not set, and only a deny may be remembered
  */

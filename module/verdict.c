@@ -279,6 +279,7 @@ static bool dazukofs_pages_pinned(struct address_space *mapping)
 	XA_STATE(xas, &mapping->i_pages, 0);
 	struct folio *folio;
 	bool pinned = false;
+	pgoff_t next;
 
 	if (IS_DAX(mapping->host))
 		return true;
@@ -286,6 +287,7 @@ static bool dazukofs_pages_pinned(struct address_space *mapping)
 	xas_for_each(&xas, folio, ULONG_MAX) {
 		if (xas_retry(&xas, folio))
 			continue;
+		next = xas.xa_index + 1;
 		/* A swapped-out or evicted page: reclaim never takes a pinned one. */
 		if (!xa_is_value(folio)) {
 			/* As the page cache's lookups: a reference, then recheck. */
@@ -299,12 +301,18 @@ static bool dazukofs_pages_pinned(struct address_space *mapping)
 				continue;
 			}
 			pinned = folio_maybe_dma_pinned(folio);
+			next = folio_next_index(folio);
 			folio_put(folio);
 			if (pinned)
 				break;
 		}
+		/*
+		 * Resume after what was checked, not with xas_pause(), which
+		 * before v6.13 could skip past entries from within a large
+		 * folio.
+		 */
 		if (need_resched()) {
-			xas_pause(&xas);
+			xas_set(&xas, next);
 			rcu_read_unlock();
 			cond_resched();
 			rcu_read_lock();
@@ -383,7 +391,8 @@ void dazukofs_verdict_snapshot(struct dazukofs_group *group,
 	 */
 	snap->racy = timespec64_compare(&snap->stamp.ctime, &now) >= 0 ||
 		     timespec64_compare(&snap->stamp.mtime, &now) >= 0 ||
-		     (!deny_only && dazukofs_pages_pinned(inode->i_mapping));
+		     (!deny_only && snap->valid &&
+		      dazukofs_pages_pinned(inode->i_mapping));
 	if (v)
 		dazukofs_verdicts_put(v);
 }
