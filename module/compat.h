@@ -270,13 +270,6 @@ void dazukofs_backing_exit(void);
 #endif
 
 /*
- * v6.8 "fs: factor out backing_file_mmap() helper": the lower file is
- * mapped in the dazukofs file's place, and an LSM that knows backing files
- * checks that mapping too (security_mmap_backing_file(), which Debian's
- * 6.12 has).  It takes a backing file and the read/write helpers' ctx.
- * Elsewhere (6.1) the same steps by hand; that kernel has no such hook.
- */
-/*
  * v6.8 "fs: factor out backing_file_splice_{read,write}() helpers": the
  * lower file splices its own pages into the pipe, with no copy, as a
  * splice from the lower does.  Elsewhere (6.1) the dazukofs file splices
@@ -298,6 +291,13 @@ dazukofs_backing_splice_read(struct file *lower, loff_t *ppos,
 }
 #endif
 
+/*
+ * v6.8 "fs: factor out backing_file_mmap() helper": the lower file is
+ * mapped in the dazukofs file's place, and an LSM that knows backing files
+ * checks that mapping too (security_mmap_backing_file(), which Debian's
+ * 6.12 has).  It takes a backing file and the read/write helpers' ctx.
+ * Elsewhere (6.1) the same steps by hand; that kernel has no such hook.
+ */
 #if defined(DAZUKOFS_HAVE_BACKING_FILE_MMAP) && \
 	defined(DAZUKOFS_HAVE_BACKING_FILE_USER_FILE) && \
 	defined(DAZUKOFS_HAVE_BACKING_FILE_RW)

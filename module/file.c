@@ -247,6 +247,16 @@ static void dazukofs_file_accessed(struct file *file)
 				file_inode(dazukofs_lower_file(file)));
 }
 
+/* What reading, splicing from or mapping @file does on its lower file. */
+static struct dazukofs_backing_ctx dazukofs_read_ctx(struct file *file)
+{
+	return (struct dazukofs_backing_ctx) {
+		.cred = current_cred(),
+		.user_file = file,
+		.accessed = dazukofs_file_accessed,
+	};
+}
+
 /* Also run from a workqueue, for an asynchronous write once complete. */
 static void dazukofs_file_end_write(struct file *file, loff_t pos,
 				    ssize_t ret)
@@ -258,11 +268,7 @@ static ssize_t dazukofs_read_iter(struct kiocb *iocb, struct iov_iter *iter)
 {
 	struct file *file = iocb->ki_filp;
 	struct file *lower = dazukofs_lower_file(file);
-	struct dazukofs_backing_ctx ctx = {
-		.cred = current_cred(),
-		.user_file = file,
-		.accessed = dazukofs_file_accessed,
-	};
+	struct dazukofs_backing_ctx ctx = dazukofs_read_ctx(file);
 	ssize_t ret;
 
 	if (!iov_iter_count(iter))
@@ -354,11 +360,7 @@ static ssize_t dazukofs_splice_read(struct file *in, loff_t *ppos,
 				    unsigned int flags)
 {
 	struct file *lower = dazukofs_lower_file(in);
-	struct dazukofs_backing_ctx ctx = {
-		.cred = current_cred(),
-		.user_file = in,
-		.accessed = dazukofs_file_accessed,
-	};
+	struct dazukofs_backing_ctx ctx = dazukofs_read_ctx(in);
 	ssize_t ret;
 
 	/* O_DIRECT decides how the lower splices. */
@@ -372,11 +374,7 @@ static ssize_t dazukofs_splice_read(struct file *in, loff_t *ppos,
 /* From here on the mapping is the lower file's own. */
 static int dazukofs_mmap(struct file *file, struct vm_area_struct *vma)
 {
-	struct dazukofs_backing_ctx ctx = {
-		.cred = current_cred(),
-		.user_file = file,
-		.accessed = dazukofs_file_accessed,
-	};
+	struct dazukofs_backing_ctx ctx = dazukofs_read_ctx(file);
 
 	return dazukofs_backing_mmap(dazukofs_lower_file(file), vma, &ctx);
 }
