@@ -8,6 +8,10 @@
  * With a third argument "ro" (UPPER_FILE on a read-only dazukofs mount of
  * a writable lower), FS_IOC_SETVERSION, a writer on the list, gets EROFS
  * through the mount and works on the lower.
+ * Built twice: fs-ioctl, and fs-ioctl32 as a 32-bit x86 program, whose
+ * ioctls reach the module's ->compat_ioctl (its FS_IOC_GETVERSION and
+ * FS_IOC_SETVERSION are FS_IOC32_GETVERSION and FS_IOC32_SETVERSION, whose
+ * argument is an int; the lower's ->compat_ioctl converts them).
  * Prints one PASS/FAIL line per check; exits 1 on any FAIL.
  */
 #include <errno.h>
@@ -23,7 +27,8 @@
 /* fs/ext4/ext4.h; not in any UAPI header */
 #define EXT4_IOC_GETSTATE _IOW('f', 41, unsigned int)
 
-#define check(ok, what) check_as("fs-ioctl", (ok), (what))
+#define PROG (sizeof(long) == 4 ? "fs-ioctl32" : "fs-ioctl")
+#define check(ok, what) check_as(PROG, (ok), (what))
 
 int main(int argc, char **argv)
 {
@@ -43,7 +48,7 @@ int main(int argc, char **argv)
 		ret = ioctl(up, FS_IOC_SETVERSION, &version);
 		check(ret == -1 && errno == EROFS,
 		      "FS_IOC_SETVERSION through a read-only mount: EROFS");
-		return check_done("fs-ioctl");
+		return check_done(PROG);
 	}
 	if (argc != 3) {
 		fprintf(stderr, "usage: %s UPPER_FILE LOWER_FILE [ro]\n", argv[0]);
@@ -52,7 +57,7 @@ int main(int argc, char **argv)
 	up = open(argv[1], O_RDONLY | O_CLOEXEC);
 	low = open(argv[2], O_RDONLY | O_CLOEXEC);
 	if (up < 0 || low < 0) {
-		perror("fs-ioctl: open");
+		fprintf(stderr, "%s: open: %s\n", PROG, strerror(errno));
 		return 1;
 	}
 
@@ -70,5 +75,5 @@ int main(int argc, char **argv)
 	      "EXT4_IOC_GETSTATE, not on the list, gets ENOTTY through the mount");
 	close(up);
 	close(low);
-	return check_done("fs-ioctl");
+	return check_done(PROG);
 }

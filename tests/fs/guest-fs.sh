@@ -6,9 +6,11 @@
 # Needs: $DAZUKOFS_KO (the module), $DAZUKOFS_BUILD (binaries in
 # $DAZUKOFS_BUILD/tests/fs, or $DAZUKOFS_FS_BIN), optional $DAZUKOFS_OUT
 # (logs go to $DAZUKOFS_OUT/fs-$(uname -r)/).
-# Optional: DAZUKOFS_FS_LOWERFS (default "tmpfs ext4 xfs btrfs vfat
-# ext4-casefold"; xfs, btrfs and casefold skipped where the kernel has
-# none; ext4-casefold: the mount's lower is a casefold directory; over vfat
+# Optional: DAZUKOFS_FS_LOWERFS (default "tmpfs ext4 xfs btrfs
+# btrfs-snapshot vfat ext4-casefold"; xfs, btrfs and casefold skipped where
+# the kernel has none; ext4-casefold: the mount's lower is a casefold
+# directory; btrfs-snapshot: a snapshot of a subvolume, mounted with
+# subvol=, whose inode numbers repeat the subvolume's; over vfat
 # the tests that need Unix modes and symlinks give way to
 # test_nonposix_agrees),
 # DAZUKOFS_TEST_FILTER (cmocka pattern for fs-passthrough), DAZUKOFS_CACHE_MB.
@@ -22,7 +24,7 @@ set -u
 
 BIN=${DAZUKOFS_FS_BIN:-${DAZUKOFS_BUILD:?}/tests/fs}
 KO=${DAZUKOFS_KO:?}
-LOWERFS=${DAZUKOFS_FS_LOWERFS:-tmpfs ext4 xfs btrfs vfat ext4-casefold}
+LOWERFS=${DAZUKOFS_FS_LOWERFS:-tmpfs ext4 xfs btrfs btrfs-snapshot vfat ext4-casefold}
 W=/tmp/dazukofs-fs
 OUT=${DAZUKOFS_OUT:+$DAZUKOFS_OUT/fs-$(uname -r)}
 OUT=${OUT:-$W/out}
@@ -97,6 +99,20 @@ setup_lower() {
 		fi || return 1
 		LOOPDEV=$(losetup -f --show "$W/$1.img") || return 1
 		mount -t "$1" "$LOOPDEV" "$2" ;;
+	btrfs-snapshot)
+		# a snapshot of a subvolume that holds a file (removed from
+		# the snapshot, for an empty lower): its root repeats the
+		# subvolume's inode number, under its own st_dev
+		rm -f "$W/btrfs.img"
+		truncate -s 512M "$W/btrfs.img" &&
+		mkfs.btrfs -q -f "$W/btrfs.img" || return 1
+		LOOPDEV=$(losetup -f --show "$W/btrfs.img") || return 1
+		mkdir -p "$2-fs" && mount -t btrfs "$LOOPDEV" "$2-fs" &&
+		btrfs subvolume create "$2-fs/sv" >/dev/null &&
+		echo kept >"$2-fs/sv/kept" &&
+		btrfs subvolume snapshot "$2-fs/sv" "$2-fs/snap" >/dev/null &&
+		rm "$2-fs/snap/kept" &&
+		mount -t btrfs -o subvol=snap "$LOOPDEV" "$2" ;;
 	vfat)
 		rm -f "$W/vfat.img"
 		truncate -s 512M "$W/vfat.img" && mkfs.vfat "$W/vfat.img" >/dev/null || return 1
@@ -148,8 +164,8 @@ for fs in $LOWERFS; do
 	mkdir -p "$X" "$XL" "$Y"
 	# the debug kernel is built without xfs and btrfs
 	case $fs in
-	xfs|btrfs|vfat)
-		if ! modprobe -q "$fs"; then
+	xfs|btrfs|btrfs-snapshot|vfat)
+		if ! modprobe -q "${fs%-snapshot}"; then
 			echo "--- $fs: SKIP: this kernel has no $fs"
 			continue
 		fi ;;

@@ -13,7 +13,7 @@
 # of a file through the mount.
 # Then the lower's write and freeze protection: splice, sendfile and
 # copy_file_range into the mount under fsfreeze (fs-lockorder), the ioctl
-# allow-list (fs-ioctl), aio and io_uring (fs-aio), and reflinks over xfs
+# allow-list (fs-ioctl, and fs-ioctl32 for compat_ioctl), aio and io_uring (fs-aio), and reflinks over xfs
 # and btrfs (fs-reflink).
 set -u
 DZ_TAG=guest-sync
@@ -132,9 +132,13 @@ if mount_lower ext4; then
 		fail "open(O_CREAT) through the mount racing creates in the lower"
 	echo "upper-$$" >"$W/upper/ioctl" || fail "write $W/upper/ioctl"
 	"$BIN/fs-ioctl" "$W/upper/ioctl" "$W/lower/ioctl" || fail "ioctl forwarding"
+	"$BIN/fs-ioctl32" "$W/upper/ioctl" "$W/lower/ioctl" ||
+		fail "ioctl forwarding from a 32-bit program (compat_ioctl)"
 	if mount -o remount,ro "$W/upper"; then
 		"$BIN/fs-ioctl" "$W/upper/ioctl" "$W/lower/ioctl" ro ||
 			fail "ioctl writers through a read-only mount"
+		"$BIN/fs-ioctl32" "$W/upper/ioctl" "$W/lower/ioctl" ro ||
+			fail "32-bit ioctl writers through a read-only mount"
 		mount -o remount,rw "$W/upper" || fail "remount rw"
 	else
 		fail "remount the dazukofs mount read-only"
@@ -219,13 +223,23 @@ overlay_test
 
 # File identity over btrfs: subvolumes and snapshots repeat inode numbers
 # under their own devices.  Through the mount, as on the lower: as many
-# distinct (st_dev, st_ino) pairs, find sees no loop, du counts as much.
+# distinct (st_dev, st_ino) pairs, find sees no loop, du counts as much,
+# and tar archives the same members, a hard link (within the subvolume) as
+# a link and nothing else: tar takes files with the same pair for links.
 pairs() { find "$1" -printf '%D %i\n' | sort -u | wc -l; }
+tar_members() { tar -C "$1" -cf - . | tar -tvf - | awk '{ $4 = $5 = ""; print }'; }
 btrfs_identity() {
 	{ btrfs subvolume create "$W/lower/sv" &&
 		echo one >"$W/lower/sv/f" && mkdir "$W/lower/sv/d" &&
+		ln "$W/lower/sv/f" "$W/lower/sv/d/f-link" &&
 		btrfs subvolume snapshot "$W/lower/sv" "$W/lower/snap"; } >/dev/null ||
 		{ fail "btrfs subvolume and snapshot"; return; }
+	tar_members "$W/lower" >"$W/tar.lower" 2>&1 || fail "btrfs: tar of the lower"
+	tar_members "$W/upper" >"$W/tar.upper" 2>&1 || fail "btrfs: tar through the mount"
+	[ "$(grep -c ' link to ' "$W/tar.lower")" -eq 2 ] ||
+		fail "btrfs: the control: tar of the lower has the two hard links: $(cat "$W/tar.lower")"
+	cmp -s "$W/tar.lower" "$W/tar.upper" ||
+		fail "btrfs: tar through the mount differs from the lower's: $(diff "$W/tar.lower" "$W/tar.upper")"
 	lower_pairs=$(pairs "$W/lower")
 	upper_pairs=$(pairs "$W/upper")
 	[ "$lower_pairs" -eq "$upper_pairs" ] ||
