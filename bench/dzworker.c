@@ -43,7 +43,6 @@ static void *work(void *arg)
 			fprintf(stderr, "dzworker: bad record '%.*s'\n", (int)n, rec);
 			exit(1);
 		}
-		close(ev.fd);
 		len = dazukofs_proto_format_response(ans, sizeof(ans), ev.id,
 						     DAZUKOFS_ALLOW, 0);
 		if (len < 0 || write(dev, ans, (size_t)len) != len) {
@@ -51,6 +50,8 @@ static void *work(void *arg)
 				strerror(errno));
 			exit(1);
 		}
+		/* After the answer, as fanlistener: the opener need not wait for it. */
+		close(ev.fd);
 	}
 	return NULL;
 }
