@@ -89,24 +89,20 @@ setup_lower() {
 		LOOPDEV=$(losetup -f --show "$W/ext4.img") || return 1
 		mount -t ext4 -o user_xattr,acl "$LOOPDEV" "$2" ||
 		mount -t ext4 "$LOOPDEV" "$2" ;;
-	xfs|btrfs)
-		rm -f "$W/$1.img"
-		truncate -s 512M "$W/$1.img" || return 1
-		if [ "$1" = xfs ]; then
-			mkfs.xfs -q -f -m reflink=1 "$W/$1.img"
+	xfs|btrfs|btrfs-snapshot)
+		fstype=${1%-snapshot}
+		rm -f "$W/$fstype.img"
+		truncate -s 512M "$W/$fstype.img" || return 1
+		if [ "$fstype" = xfs ]; then
+			mkfs.xfs -q -f -m reflink=1 "$W/$fstype.img"
 		else
-			mkfs.btrfs -q -f "$W/$1.img"
+			mkfs.btrfs -q -f "$W/$fstype.img"
 		fi || return 1
-		LOOPDEV=$(losetup -f --show "$W/$1.img") || return 1
-		mount -t "$1" "$LOOPDEV" "$2" ;;
-	btrfs-snapshot)
+		LOOPDEV=$(losetup -f --show "$W/$fstype.img") || return 1
+		[ "$1" = btrfs-snapshot ] || { mount -t "$1" "$LOOPDEV" "$2"; return; }
 		# a snapshot of a subvolume that holds a file (removed from
 		# the snapshot, for an empty lower): its root repeats the
 		# subvolume's inode number, under its own st_dev
-		rm -f "$W/btrfs.img"
-		truncate -s 512M "$W/btrfs.img" &&
-		mkfs.btrfs -q -f "$W/btrfs.img" || return 1
-		LOOPDEV=$(losetup -f --show "$W/btrfs.img") || return 1
 		mkdir -p "$2-fs" && mount -t btrfs "$LOOPDEV" "$2-fs" &&
 		btrfs subvolume create "$2-fs/sv" >/dev/null &&
 		echo kept >"$2-fs/sv/kept" &&
