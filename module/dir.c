@@ -16,11 +16,13 @@
  * ->d_revalidate() notices such changes on the next path walk; an operation
  * that finds the lower dentry moved or replaced between the walk and taking
  * the lower directory's lock fails with ESTALE, which makes the VFS walk
- * again with LOOKUP_REVAL.
+ * again with LOOKUP_REVAL; open(O_CREAT) instead looks the name up again
+ * under that lock (->atomic_open()), as its answer must be the lower's.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/audit.h>
 #include <linux/fs.h>
 #include <linux/fs_stack.h>
 #include <linux/file.h>
@@ -420,18 +422,21 @@ out:
 	return err;
 }
 
-static struct dentry *dazukofs_lookup(struct inode *dir, struct dentry *dentry,
-				      unsigned int flags)
+/**
+ * dazukofs_splice_lower() - give a dazukofs dentry in lookup its lower dentry
+ * @dir: the dazukofs directory
+ * @dentry: the dazukofs dentry, in lookup
+ * @lower: its lower dentry, as just looked up; the reference passes to
+ *	@dentry, also on error
+ *
+ * Return: as ->lookup(): NULL, an alias of a directory, or an ERR_PTR.
+ */
+static struct dentry *dazukofs_splice_lower(struct inode *dir,
+					    struct dentry *dentry,
+					    struct dentry *lower)
 {
-	struct dentry *lower_dir = dazukofs_lower_dentry(dentry->d_parent);
-	struct dentry *lower;
 	struct inode *inode = NULL;
 
-	lower = lookup_one_unlocked(dazukofs_lower_idmap(dir->i_sb),
-				    dentry->d_name.name, lower_dir,
-				    dentry->d_name.len);
-	if (IS_ERR(lower))
-		return ERR_CAST(lower);
 	/*
 	 * An automount point (NFS crossmnt and referrals, virtiofs and SMB
 	 * DFS submounts, debugfs' tracing, autofs) is refused, as overlayfs
@@ -454,8 +459,181 @@ static struct dentry *dazukofs_lookup(struct inode *dir, struct dentry *dentry,
 	return d_splice_alias(inode, dentry);
 }
 
+static struct dentry *dazukofs_lookup(struct inode *dir, struct dentry *dentry,
+				      unsigned int flags)
+{
+	dazukofs_idmap_t *idmap = dazukofs_lower_idmap(dir->i_sb);
+	struct dentry *lower_dir = dazukofs_lower_dentry(dentry->d_parent);
+	struct dentry *lower;
+
+	lower = lookup_one_unlocked(idmap, dentry->d_name.name, lower_dir,
+				    dentry->d_name.len);
+	if (IS_ERR(lower))
+		return ERR_CAST(lower);
+	return dazukofs_splice_lower(dir, dentry, lower);
+}
+
+/**
+ * dazukofs_relookup() - a new dazukofs dentry for a name the lower changed
+ * @dir: the dazukofs directory, locked by the VFS for an open(O_CREAT)
+ * @stale: the dazukofs dentry of the name, hashed, bound to a lower dentry
+ *	that no longer is the name's (a file made, or the name made anew)
+ * @lower: the name's lower dentry now, looked up under the lower
+ *	directory's lock; the reference passes on, also on error
+ *
+ * As nfs_atomic_open() does, @stale is unhashed and a dentry in lookup
+ * takes its place, so that nothing changes under @stale's other users.
+ * With the parent locked for writing no other lookup of the name can be
+ * under way, so the new dentry is always ours to set up.
+ *
+ * Return: the new dentry (or the directory alias it led to), with a
+ * reference, or an ERR_PTR.
+ */
+static struct dentry *dazukofs_relookup(struct inode *dir,
+					struct dentry *stale,
+					struct dentry *lower)
+{
+	DECLARE_WAIT_QUEUE_HEAD_ONSTACK(wq);
+	struct dentry *dentry, *alias;
+
+	lockdep_assert_held_write(&dir->i_rwsem);
+	d_drop(stale);
+	dentry = d_alloc_parallel(stale->d_parent, &stale->d_name, &wq);
+	if (IS_ERR(dentry)) {
+		dput(lower);
+		return dentry;
+	}
+	if (WARN_ON_ONCE(!d_in_lookup(dentry))) {
+		dput(lower);
+		dput(dentry);
+		return ERR_PTR(-ESTALE);
+	}
+	alias = dazukofs_splice_lower(dir, dentry, lower);
+	d_lookup_done(dentry);
+	/* An error, or a directory's alias, takes the new dentry's place. */
+	if (alias) {
+		dput(dentry);
+		return alias;
+	}
+	return dentry;
+}
+
+/**
+ * dazukofs_create_open() - create, or open what the lower has
+ * @dir: the dazukofs directory, locked for writing by the VFS
+ * @dentry: the name's dazukofs dentry: in lookup, or hashed and negative
+ * @file: the file being opened
+ * @open_flags: its flags, O_CREAT among them
+ * @mode: the mode of a new file
+ *
+ * Called with write access to the lower mount, which it gives back.  The
+ * name is looked up under the lower directory's lock, so the lower's
+ * answer is the one given: a file made in the lower since @dentry was
+ * looked up is opened as an existing file (the VFS checks O_EXCL,
+ * permissions and O_TRUNC on it), and a missing one is created, without
+ * the ESTALE a create from a stale lookup would need.  The open itself is
+ * left to the VFS, as after ->create(): it waits for the verdict on the
+ * file, which must not happen under the directory's lock.
+ *
+ * Return: 0 with the dentry to open set in @file, or an errno.
+ */
+static int dazukofs_create_open(struct inode *dir, struct dentry *dentry,
+				struct file *file, unsigned int open_flags,
+				umode_t mode)
+{
+	dazukofs_idmap_t *idmap = dazukofs_lower_idmap(dir->i_sb);
+	struct vfsmount *lower_mnt = dazukofs_lower_mnt(dir->i_sb);
+	struct dentry *lower_dir = dazukofs_lower_dentry(dentry->d_parent);
+	/* A dentry of ours to hand to the VFS in place of @dentry. */
+	struct dentry *own = NULL;
+	struct dentry *lower;
+	int err = 0;
+
+	inode_lock_nested(d_inode(lower_dir), I_MUTEX_PARENT);
+	lower = lookup_one(idmap, dentry->d_name.name, lower_dir,
+			   dentry->d_name.len);
+	if (IS_ERR(lower)) {
+		err = PTR_ERR(lower);
+		goto out_unlock;
+	}
+	if (d_in_lookup(dentry)) {
+		own = dazukofs_splice_lower(dir, dentry, lower);
+	} else if (lower != dazukofs_lower_dentry(dentry) ||
+		   d_really_is_positive(lower)) {
+		own = dazukofs_relookup(dir, dentry, lower);
+	} else {
+		dput(lower);
+	}
+	if (IS_ERR(own)) {
+		err = PTR_ERR(own);
+		own = NULL;
+		goto out_unlock;
+	}
+	if (own)
+		dentry = own;
+	if (d_really_is_positive(dentry))
+		goto out_unlock;
+
+	lower = dazukofs_lower_dentry(dentry);
+	audit_inode_child(dir, dentry, AUDIT_TYPE_CHILD_CREATE);
+	/*
+	 * Without O_EXCL a lower that creates on its server (NFS) may open a
+	 * file made there meanwhile: it counts as created, as after
+	 * ->create(), so the VFS applies neither O_TRUNC nor a permission
+	 * check to it (the server checks the opener's rights at the open).
+	 */
+	err = vfs_create(idmap, d_inode(lower_dir), lower, mode,
+			 open_flags & O_EXCL);
+	if (!err)
+		err = dazukofs_interpose(dentry, lower);
+	/* One the lower left negative is refused (ENOENT) as after ->create(). */
+	if (!err && d_really_is_positive(dentry))
+		file->f_mode |= FMODE_CREATED;
+	dazukofs_copy_attr(dir);
+out_unlock:
+	inode_unlock(d_inode(lower_dir));
+	mnt_drop_write(lower_mnt);
+	if (err) {
+		dput(own);
+		return err;
+	}
+	return finish_no_open(file, own);
+}
+
+/*
+ * Only open(O_CREAT) needs more than ->lookup(): the VFS calls this also
+ * for a plain open of a name not in the dcache, with the directory locked
+ * shared.
+ */
+static int dazukofs_atomic_open(struct inode *dir, struct dentry *dentry,
+				struct file *file, unsigned int open_flags,
+				umode_t mode)
+{
+	struct dentry *alias = NULL;
+	int err = 0;
+
+	if (open_flags & O_CREAT) {
+		err = mnt_want_write(dazukofs_lower_mnt(dir->i_sb));
+		if (!err)
+			return dazukofs_create_open(dir, dentry, file,
+						    open_flags, mode);
+		/* A read-only lower still opens the files it has. */
+	}
+	if (d_in_lookup(dentry)) {
+		alias = dazukofs_lookup(dir, dentry, 0);
+		if (IS_ERR(alias))
+			return PTR_ERR(alias);
+		if (alias)
+			dentry = alias;
+	}
+	if (err && d_really_is_negative(dentry))
+		return err;
+	return finish_no_open(file, alias);
+}
+
 const struct inode_operations dazukofs_dir_iops = {
 	.lookup		= dazukofs_lookup,
+	.atomic_open	= dazukofs_atomic_open,
 	.create		= dazukofs_create,
 	.link		= dazukofs_link,
 	.unlink		= dazukofs_unlink,

@@ -126,6 +126,31 @@ umount_lower() {
 # splices into the lower and fsfreeze of it.  A deadlock fails fs-lockorder;
 # on the debug kernel lockdep reports the inversion (the harness fails on it).
 if mount_lower ext4; then
+	# open(O_CREAT) over a read-only bind mount of the lower gives the
+	# bind mount's answers: the file it has opens (a name never looked up
+	# through the mount, so the VFS asks ->atomic_open), a missing one is
+	# EROFS.  Asked of the bind mount too, as the control.
+	echo has >"$W/lower/ro-has" || fail "write $W/lower/ro-has"
+	mkdir -p "$W/lower-ro" "$W/upper-ro"
+	if mount --bind "$W/lower" "$W/lower-ro" &&
+		mount -o remount,bind,ro "$W/lower-ro" &&
+		mount -t dazukofs "$W/lower-ro" "$W/upper-ro"; then
+		python3 - "$W/lower-ro" "$W/upper-ro" <<'EOF' || fail "open(O_CREAT) through the mount over a read-only lower"
+import errno, os, sys
+for d in sys.argv[1:]:
+    os.close(os.open(d + "/ro-has", os.O_RDONLY | os.O_CREAT, 0o644))
+    try:
+        os.open(d + "/ro-missing", os.O_RDONLY | os.O_CREAT, 0o644)
+        sys.exit(f"{d}/ro-missing: created on a read-only mount")
+    except OSError as e:
+        if e.errno != errno.EROFS:
+            sys.exit(f"{d}/ro-missing: {e}, not EROFS")
+EOF
+	else
+		fail "a dazukofs mount over a read-only bind mount of the lower"
+	fi
+	umount "$W/upper-ro" 2>/dev/null
+	umount "$W/lower-ro" 2>/dev/null
 	"$BIN/fs-lockorder" "$W/upper" "$W/lower" 8 ||
 		fail "splice/sendfile/copy_file_range into the mount with fsfreeze of the lower"
 	"$BIN/fs-create-race" "$W/upper" "$W/lower" 8 ||
