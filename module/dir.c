@@ -459,6 +459,36 @@ static struct dentry *dazukofs_splice_lower(struct inode *dir,
 	return d_splice_alias(inode, dentry);
 }
 
+/**
+ * dazukofs_spelled_otherwise() - drop a negative lower dentry of another name
+ * @lower: a lower dentry, just looked up
+ * @name: the name it was looked up by
+ *
+ * A case-insensitive lower finds a negative dentry of another spelling
+ * of the name, and exfat keeps it for a lookup that is not a create (its
+ * d_revalidate drops those only when told that a create follows, which a
+ * lookup of ours cannot tell it): made with that dentry, a new file or
+ * directory would take the other spelling.  Such a dentry is unhashed, so
+ * that a lookup again makes one of @name.
+ *
+ * Return: true if @lower was unhashed and must be looked up again.
+ */
+static bool dazukofs_spelled_otherwise(struct dentry *lower,
+				       const struct qstr *name)
+{
+	bool otherwise;
+
+	/* The name of a dentry changes only under its d_lock. */
+	spin_lock(&lower->d_lock);
+	otherwise = d_really_is_negative(lower) &&
+		    (lower->d_name.len != name->len ||
+		     memcmp(lower->d_name.name, name->name, name->len));
+	spin_unlock(&lower->d_lock);
+	if (otherwise)
+		d_invalidate(lower);
+	return otherwise;
+}
+
 static struct dentry *dazukofs_lookup(struct inode *dir, struct dentry *dentry,
 				      unsigned int flags)
 {
@@ -468,6 +498,11 @@ static struct dentry *dazukofs_lookup(struct inode *dir, struct dentry *dentry,
 
 	lower = lookup_one_unlocked(idmap, dentry->d_name.name, lower_dir,
 				    dentry->d_name.len);
+	if (!IS_ERR(lower) && dazukofs_spelled_otherwise(lower, &dentry->d_name)) {
+		dput(lower);
+		lower = lookup_one_unlocked(idmap, dentry->d_name.name,
+					    lower_dir, dentry->d_name.len);
+	}
 	if (IS_ERR(lower))
 		return ERR_CAST(lower);
 	return dazukofs_splice_lower(dir, dentry, lower);
@@ -552,6 +587,11 @@ static int dazukofs_create_open(struct inode *dir, struct dentry *dentry,
 	inode_lock_nested(d_inode(lower_dir), I_MUTEX_PARENT);
 	lower = lookup_one(idmap, dentry->d_name.name, lower_dir,
 			   dentry->d_name.len);
+	if (!IS_ERR(lower) && dazukofs_spelled_otherwise(lower, &dentry->d_name)) {
+		dput(lower);
+		lower = lookup_one(idmap, dentry->d_name.name, lower_dir,
+				   dentry->d_name.len);
+	}
 	if (IS_ERR(lower)) {
 		err = PTR_ERR(lower);
 		goto out_unlock;

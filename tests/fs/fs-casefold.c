@@ -10,6 +10,7 @@
  * of the file's name, each failing revalidation against the lower's).  Prints one PASS/FAIL line per check; exits 1 on
  * any FAIL.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -85,6 +86,45 @@ static int stat_every_spelling(const char *dir, const char *name)
 	return ok;
 }
 
+/* Is @name in @dir's listing in exactly that spelling? */
+static int listed_as(const char *dir, const char *name)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int found = 0;
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d)))
+		if (!strcmp(de->d_name, name))
+			found = 1;
+	closedir(d);
+	return found;
+}
+
+/*
+ * In @dir: look @looked up (missing), then make @made, the same name in
+ * another spelling, a file or a directory.  Does it keep its spelling?
+ */
+static int made_as_spelled(const char *dir, const char *looked,
+			   const char *made, int directory)
+{
+	int fd;
+
+	if (access(at(dir, looked), F_OK) == 0 || errno != ENOENT)
+		return 0;
+	if (directory) {
+		if (mkdir(at(dir, made), 0755))
+			return 0;
+	} else {
+		fd = open(at(dir, made), O_WRONLY | O_CREAT, 0644);
+		if (fd < 0)
+			return 0;
+		close(fd);
+	}
+	return listed_as(dir, made);
+}
+
 int main(int argc, char **argv)
 {
 	const char *up, *low;
@@ -135,6 +175,18 @@ int main(int argc, char **argv)
 	check(access(at(low, "NEW.txt"), F_OK) && errno == ENOENT &&
 	      access(at(up, "NEW.txt"), F_OK) && errno == ENOENT,
 	      "unlinked: gone in every case, on the lower and the mount");
+
+	/*
+	 * A name takes the spelling it is made with, also after a lookup of
+	 * another (exfat keeps that one's negative dentry), as on the lower.
+	 */
+	check(made_as_spelled(low, "CONTROL.txt", "control.TXT", 0) &&
+	      made_as_spelled(low, "CONTROL.DIR", "Control.dir", 1),
+	      "the lower: made names keep their spelling after a lookup of another");
+	check(made_as_spelled(up, "SPELLED.txt", "spelled.TXT", 0),
+	      "open(O_CREAT) keeps its spelling after a lookup of another");
+	check(made_as_spelled(up, "SPELLED.DIR", "Spelled.dir", 1),
+	      "mkdir keeps its spelling after a lookup of another");
 
 	check(chdir(at(up, "DIR")) == 0 && getcwd(cwd, sizeof(cwd)) &&
 	      strrchr(cwd, '/') && strcasecmp(strrchr(cwd, '/') + 1, "dir") == 0 &&
