@@ -292,6 +292,113 @@ static bool worker_join(struct worker *w, int ms)
 	return pthread_timedjoin_np(w->th, NULL, &ts) == 0;
 }
 
+/* Answers DENY to every event until told to stop; counts them. */
+struct denier {
+	int fd;
+	pthread_t th;
+	bool stop;
+	long denied;
+	int err;
+};
+
+static void *denier_main(void *arg)
+{
+	struct denier *d = arg;
+	struct dazukofs_proto_event ev;
+
+	while (!__atomic_load_n(&d->stop, __ATOMIC_ACQUIRE)) {
+		int err = ev_read(d->fd, &ev, 100);
+
+		if (err == -ETIMEDOUT)
+			continue;
+		if (!err)
+			err = ev_answer(d->fd, ev.id, DAZUKOFS_DENY);
+		if (err) {
+			d->err = err;
+			break;
+		}
+		close(ev.fd);
+		d->denied++;
+	}
+	return NULL;
+}
+
+/*
+ * open(O_CREAT) through the mount while the name comes and goes in the
+ * lower: whatever the lower's answer (its file, found at the lookup or
+ * only under its directory's lock, or a file made by the open), the open
+ * is an access event and a deny refuses it.  Every answer is DENY, so no
+ * open may succeed; O_EXCL may also meet the lower's file (EEXIST).
+ */
+static void create_race_denied(void **state)
+{
+	struct denier d = { .fd = dev_open(group_new("ev-cdeny")) };
+	long opens = 0, refused = 0, exist = 0, opened = 0, other = 0;
+	char up[4096], low[4096];
+	struct timespec t0, t;
+	pid_t churn;
+	int status;
+
+	(void)state;
+	snprintf(up, sizeof(up), "%s/craced", mnt);
+	snprintf(low, sizeof(low), "%s/craced", lower);
+	assert_int_equal(pthread_create(&d.th, NULL, denier_main, &d), 0);
+	churn = fork();
+	OK(churn);
+	if (churn == 0) {
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		do {
+			int fd = open(low, O_WRONLY | O_CREAT | O_EXCL, 0644);
+
+			if (fd >= 0) {
+				if (write(fd, "L", 1) != 1)
+					_exit(1);
+				close(fd);
+			}
+			unlink(low);
+			clock_gettime(CLOCK_MONOTONIC, &t);
+		} while (t.tv_sec - t0.tv_sec < 4);
+		_exit(0);
+	}
+	kids[nkids++] = churn;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		int flags = O_RDWR | O_CREAT | (opens++ & 1 ? O_EXCL : 0);
+		int fd = open(up, flags, 0644);
+
+		if (fd >= 0) {
+			opened++;
+			close(fd);
+		} else if (errno == EPERM) {
+			refused++;
+		} else if (errno == EEXIST && (flags & O_EXCL)) {
+			exist++;
+		} else {
+			other++;
+			print_message("open(%s, %#x): %s\n", up, flags,
+				      strerror(errno));
+		}
+		unlink(low);
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while (t.tv_sec - t0.tv_sec < 4);
+
+	OK(waitpid(churn, &status, 0));
+	nkids--;
+	__atomic_store_n(&d.stop, true, __ATOMIC_RELEASE);
+	assert_int_equal(pthread_join(d.th, NULL), 0);
+	unlink(low);
+	print_message("%ld opens: %ld refused, %ld EEXIST, %ld opened, %ld other; %ld denied\n",
+		      opens, refused, exist, opened, other, d.denied);
+	assert_int_equal(d.err, 0);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_int_equal(opened, 0);
+	assert_int_equal(other, 0);
+	assert_true(refused > 0);
+	assert_int_equal(d.denied, refused);
+	group_del("ev-cdeny");
+}
+
 /* Task @tid's state letter in /proc (R, S, D...), or 0 if it has none. */
 static char task_state(pid_t tid)
 {
@@ -1795,6 +1902,7 @@ int main(int argc, char **argv)
 		T(no_group_allows),
 		T(one_group_allows),
 		T(one_group_denies),
+		T(create_race_denied),
 		T(two_groups_one_denies),
 		T(two_groups_both_allow),
 		T(workers_hold_distinct_events),
