@@ -162,8 +162,8 @@ static int dazukofs_make(struct inode *dir, struct dentry *dentry,
 	lower_dir_inode = d_inode(lower_dir);
 	/*
 	 * Made in the lower since the lookup: the VFS looks again (ESTALE
-	 * makes it walk with LOOKUP_REVAL), so that open(O_CREAT) opens the
-	 * file as on the lower, where it would not fail with EEXIST.
+	 * makes it walk with LOOKUP_REVAL) rather than fail with EEXIST.
+	 * (open(O_CREAT) comes through ->atomic_open() instead.)
 	 */
 	if (!dazukofs_lower_matches(dentry, lower)) {
 		err = -ESTALE;
@@ -478,6 +478,10 @@ static bool dazukofs_spelled_otherwise(struct dentry *lower,
 {
 	bool otherwise;
 
+	/* Only a lower that compares names its own way finds another. */
+	if (!(READ_ONCE(lower->d_flags) & DCACHE_OP_COMPARE) ||
+	    d_really_is_positive(lower))
+		return false;
 	/* The name of a dentry changes only under its d_lock. */
 	spin_lock(&lower->d_lock);
 	otherwise = d_really_is_negative(lower) &&
@@ -489,20 +493,36 @@ static bool dazukofs_spelled_otherwise(struct dentry *lower,
 	return otherwise;
 }
 
+/*
+ * Look @dentry's name up in the lower directory (@locked: with its i_rwsem
+ * held), not settling for a negative dentry of another spelling.
+ */
+static struct dentry *dazukofs_lookup_lower(struct dentry *dentry,
+					    bool locked)
+{
+	dazukofs_idmap_t *idmap = dazukofs_lower_idmap(dentry->d_sb);
+	struct dentry *lower_dir = dazukofs_lower_dentry(dentry->d_parent);
+	const struct qstr *name = &dentry->d_name;
+	struct dentry *lower;
+	int tries;
+
+	for (tries = 0; ; tries++) {
+		lower = locked ?
+			lookup_one(idmap, name->name, lower_dir, name->len) :
+			lookup_one_unlocked(idmap, name->name, lower_dir,
+					    name->len);
+		if (IS_ERR(lower) || tries ||
+		    !dazukofs_spelled_otherwise(lower, name))
+			return lower;
+		dput(lower);
+	}
+}
+
 static struct dentry *dazukofs_lookup(struct inode *dir, struct dentry *dentry,
 				      unsigned int flags)
 {
-	dazukofs_idmap_t *idmap = dazukofs_lower_idmap(dir->i_sb);
-	struct dentry *lower_dir = dazukofs_lower_dentry(dentry->d_parent);
-	struct dentry *lower;
+	struct dentry *lower = dazukofs_lookup_lower(dentry, false);
 
-	lower = lookup_one_unlocked(idmap, dentry->d_name.name, lower_dir,
-				    dentry->d_name.len);
-	if (!IS_ERR(lower) && dazukofs_spelled_otherwise(lower, &dentry->d_name)) {
-		dput(lower);
-		lower = lookup_one_unlocked(idmap, dentry->d_name.name,
-					    lower_dir, dentry->d_name.len);
-	}
 	if (IS_ERR(lower))
 		return ERR_CAST(lower);
 	return dazukofs_splice_lower(dir, dentry, lower);
@@ -577,7 +597,6 @@ static int dazukofs_create_open(struct inode *dir, struct dentry *dentry,
 				umode_t mode)
 {
 	dazukofs_idmap_t *idmap = dazukofs_lower_idmap(dir->i_sb);
-	struct vfsmount *lower_mnt = dazukofs_lower_mnt(dir->i_sb);
 	struct dentry *lower_dir = dazukofs_lower_dentry(dentry->d_parent);
 	/* A dentry of ours to hand to the VFS in place of @dentry. */
 	struct dentry *own = NULL;
@@ -585,13 +604,7 @@ static int dazukofs_create_open(struct inode *dir, struct dentry *dentry,
 	int err = 0;
 
 	inode_lock_nested(d_inode(lower_dir), I_MUTEX_PARENT);
-	lower = lookup_one(idmap, dentry->d_name.name, lower_dir,
-			   dentry->d_name.len);
-	if (!IS_ERR(lower) && dazukofs_spelled_otherwise(lower, &dentry->d_name)) {
-		dput(lower);
-		lower = lookup_one(idmap, dentry->d_name.name, lower_dir,
-				   dentry->d_name.len);
-	}
+	lower = dazukofs_lookup_lower(dentry, true);
 	if (IS_ERR(lower)) {
 		err = PTR_ERR(lower);
 		goto out_unlock;
@@ -631,8 +644,7 @@ static int dazukofs_create_open(struct inode *dir, struct dentry *dentry,
 		file->f_mode |= FMODE_CREATED;
 	dazukofs_copy_attr(dir);
 out_unlock:
-	inode_unlock(d_inode(lower_dir));
-	mnt_drop_write(lower_mnt);
+	dazukofs_unlock_lower_parent(dentry, lower_dir);
 	if (err) {
 		dput(own);
 		return err;
