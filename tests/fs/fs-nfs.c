@@ -210,6 +210,55 @@ static int user_reads(const void *path)
 	return open_errno(path, O_RDONLY);
 }
 
+/*
+ * open(O_CREAT) of a name the client has cached as missing, made on the
+ * server since (by another client, say): the open finds the server's file
+ * and treats it as existing, as the client mount does itself: O_TRUNC
+ * empties it, O_EXCL refuses it.  Root is squashed to nobody: the
+ * directory and the file let anyone write.
+ */
+static void create_server_made(const char *dir, const char *what)
+{
+	const char *sdir = at(server, "made-on-server");
+	char name[64], msg[256];
+	struct stat st;
+	int fd;
+
+	mkdir(sdir, 0777);
+	check(chmod(sdir, 0777) == 0, "chmod the directory on the server");
+	snprintf(name, sizeof(name), "made-on-server/trunc-%s",
+		 dir == upper ? "upper" : "lower");
+	unlink(at(server, name));
+	snprintf(msg, sizeof(msg), "%s: the name is missing at first", what);
+	check(stat(at(dir, name), &st) == -1 && errno == ENOENT, msg);
+	check(make_file(at(server, name)) == 0 &&
+	      chmod(at(server, name), 0666) == 0, "a file made on the server");
+
+	fd = open(at(dir, name), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	snprintf(msg, sizeof(msg),
+		 "%s: open(O_CREAT | O_TRUNC) of the server's file works (%s)",
+		 what, fd >= 0 ? "yes" : strerror(errno));
+	check(fd >= 0, msg);
+	snprintf(msg, sizeof(msg),
+		 "%s: open(O_CREAT | O_TRUNC) empties the server's file", what);
+	check(fd >= 0 && fstat(fd, &st) == 0 && st.st_size == 0, msg);
+	if (fd >= 0)
+		close(fd);
+	snprintf(msg, sizeof(msg), "%s: the server sees it emptied", what);
+	check(stat(at(server, name), &st) == 0 && st.st_size == 0, msg);
+
+	snprintf(name, sizeof(name), "made-on-server/excl-%s",
+		 dir == upper ? "upper" : "lower");
+	unlink(at(server, name));
+	check(stat(at(dir, name), &st) == -1 && errno == ENOENT,
+	      "the O_EXCL name is missing at first");
+	check(make_file(at(server, name)) == 0, "a second file made on the server");
+	snprintf(msg, sizeof(msg),
+		 "%s: open(O_CREAT | O_EXCL) of the server's file: EEXIST", what);
+	check(open_errno(at(dir, name), O_WRONLY | O_CREAT | O_EXCL) == EEXIST,
+	      msg);
+}
+
 /* Root is nobody on the server: the mount gives it no more. */
 static void root_squashed(void)
 {
@@ -417,6 +466,8 @@ int main(int argc, char **argv)
 	unlink_open(lower, "o-lower", "client mount (control)");
 	unlink_open(upper, "o-upper", "dazukofs");
 	root_squashed();
+	create_server_made(lower, "client mount (control)");
+	create_server_made(upper, "dazukofs");
 	locks_reach_server(LOCK_POSIX, "a POSIX lock");
 	locks_reach_server(LOCK_OFD, "an OFD lock");
 	locks_reach_server(LOCK_FLOCK, "a flock");
