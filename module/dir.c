@@ -590,11 +590,13 @@ static struct dentry *dazukofs_relookup(struct inode *dir,
  * left to the VFS, as after ->create(): it waits for the verdict on the
  * file, which must not happen under the directory's lock.
  *
- * A lower that revalidates its dentries (NFS, CIFS) may keep a negative
- * one for a file its server made meanwhile: the create is exclusive
- * there, and a file found on the server is looked up and opened as an
- * existing one, as the lower's own open(O_CREAT) does, instead of
- * counting as created and escaping O_TRUNC.
+ * A lower that revalidates its dentries (NFS, CIFS, FUSE) trusts a
+ * negative one for as long as it caches the directory, also for a file
+ * its server has made since: such a dentry is dropped and the name looked
+ * up afresh, so that the server's file is opened as an existing one
+ * (O_TRUNC applied), as the lower's own open(O_CREAT) does.  A file the
+ * server makes between that lookup and the create still counts as
+ * created (the create opens it; NFSv3's own open does the same).
  *
  * Return: 0 with the dentry to open set in @file, or an errno.
  */
@@ -606,56 +608,46 @@ static int dazukofs_create_open(struct inode *dir, struct dentry *dentry,
 	struct dentry *lower_dir = dazukofs_lower_dentry(dentry->d_parent);
 	/* A dentry of ours to hand to the VFS in place of @dentry. */
 	struct dentry *own = NULL;
-	struct dentry *lower, *fresh;
-	bool excl, remote;
-	int tries, err = 0;
+	struct dentry *lower;
+	int err = 0;
 
 	inode_lock_nested(d_inode(lower_dir), I_MUTEX_PARENT);
-	for (tries = 0; ; tries++) {
-		lower = dazukofs_lookup_lower(dentry, true);
-		if (IS_ERR(lower)) {
-			err = PTR_ERR(lower);
-			goto out_unlock;
-		}
-		fresh = NULL;
-		if (d_in_lookup(dentry))
-			fresh = dazukofs_splice_lower(dir, dentry, lower);
-		else if (lower != dazukofs_lower_dentry(dentry) ||
-			 d_really_is_positive(lower))
-			fresh = dazukofs_relookup(dir, dentry, lower);
-		else
-			dput(lower);
-		if (IS_ERR(fresh)) {
-			err = PTR_ERR(fresh);
-			goto out_unlock;
-		}
-		if (fresh) {
-			dput(own);
-			own = fresh;
-			dentry = own;
-		}
-		if (d_really_is_positive(dentry))
-			goto out_unlock;
-
-		lower = dazukofs_lower_dentry(dentry);
-		remote = READ_ONCE(lower->d_flags) & DCACHE_OP_REVALIDATE;
-		excl = (open_flags & O_EXCL) || (remote && !tries);
-		audit_inode_child(dir, dentry, AUDIT_TYPE_CHILD_CREATE);
-		err = vfs_create(idmap, d_inode(lower_dir), lower, mode, excl);
-		if (err != -EEXIST || !remote || (open_flags & O_EXCL) || tries)
-			break;
-		/* The server has the file: drop the stale negative, look again. */
+	lower = dazukofs_lookup_lower(dentry, true);
+	if (!IS_ERR(lower) && d_really_is_negative(lower) &&
+	    (READ_ONCE(lower->d_flags) & DCACHE_OP_REVALIDATE)) {
 		d_drop(lower);
-		err = 0;
+		dput(lower);
+		lower = dazukofs_lookup_lower(dentry, true);
 	}
+	if (IS_ERR(lower)) {
+		err = PTR_ERR(lower);
+		goto out_unlock;
+	}
+	if (d_in_lookup(dentry)) {
+		own = dazukofs_splice_lower(dir, dentry, lower);
+	} else if (lower != dazukofs_lower_dentry(dentry) ||
+		   d_really_is_positive(lower)) {
+		own = dazukofs_relookup(dir, dentry, lower);
+	} else {
+		dput(lower);
+	}
+	if (IS_ERR(own)) {
+		err = PTR_ERR(own);
+		own = NULL;
+		goto out_unlock;
+	}
+	if (own)
+		dentry = own;
+	if (d_really_is_positive(dentry))
+		goto out_unlock;
+
+	lower = dazukofs_lower_dentry(dentry);
+	audit_inode_child(dir, dentry, AUDIT_TYPE_CHILD_CREATE);
+	err = vfs_create(idmap, d_inode(lower_dir), lower, mode,
+			 open_flags & O_EXCL);
 	if (!err)
 		err = dazukofs_interpose(dentry, lower);
-	/*
-	 * One the lower left negative is refused (ENOENT) as after
-	 * ->create().  The second, non-exclusive, create of a remote lower
-	 * (the server's file went again meanwhile) may still open a file made
-	 * on the server in between, which then counts as created.
-	 */
+	/* One the lower left negative is refused (ENOENT) as after ->create(). */
 	if (!err && d_really_is_positive(dentry))
 		file->f_mode |= FMODE_CREATED;
 	dazukofs_copy_attr(dir);

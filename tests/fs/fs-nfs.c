@@ -214,21 +214,22 @@ static int user_reads(const void *path)
  * open(O_CREAT) of a name the client has cached as missing, made on the
  * server since (by another client, say): the open finds the server's file
  * and treats it as existing, as the client mount does itself: O_TRUNC
- * empties it, O_EXCL refuses it.  Root is squashed to nobody: the
- * directory and the file let anyone write.
+ * empties it, O_EXCL refuses it.  Each run has a directory of its own, so
+ * that the client's cache of it is as fresh in both.  Root is squashed to
+ * nobody: the directory and the files let anyone write.
  */
 static void create_server_made(const char *dir, const char *what)
 {
-	const char *sdir = at(server, "made-on-server");
-	char name[64], msg[256];
+	const char *sub = dir == upper ? "made-on-server-upper" :
+					 "made-on-server-lower";
+	char name[96], msg[256];
 	struct stat st;
 	int fd;
 
-	mkdir(sdir, 0777);
-	check(chmod(sdir, 0777) == 0, "chmod the directory on the server");
-	snprintf(name, sizeof(name), "made-on-server/trunc-%s",
-		 dir == upper ? "upper" : "lower");
-	unlink(at(server, name));
+	mkdir(at(server, sub), 0777);
+	check(chmod(at(server, sub), 0777) == 0,
+	      "chmod the directory on the server");
+	snprintf(name, sizeof(name), "%s/trunc", sub);
 	snprintf(msg, sizeof(msg), "%s: the name is missing at first", what);
 	check(stat(at(dir, name), &st) == -1 && errno == ENOENT, msg);
 	check(make_file(at(server, name)) == 0 &&
@@ -247,11 +248,10 @@ static void create_server_made(const char *dir, const char *what)
 	snprintf(msg, sizeof(msg), "%s: the server sees it emptied", what);
 	check(stat(at(server, name), &st) == 0 && st.st_size == 0, msg);
 
-	snprintf(name, sizeof(name), "made-on-server/excl-%s",
-		 dir == upper ? "upper" : "lower");
-	unlink(at(server, name));
-	check(stat(at(dir, name), &st) == -1 && errno == ENOENT,
-	      "the O_EXCL name is missing at first");
+	snprintf(name, sizeof(name), "%s/excl", sub);
+	snprintf(msg, sizeof(msg), "%s: the O_EXCL name is missing at first",
+		 what);
+	check(stat(at(dir, name), &st) == -1 && errno == ENOENT, msg);
 	check(make_file(at(server, name)) == 0, "a second file made on the server");
 	snprintf(msg, sizeof(msg),
 		 "%s: open(O_CREAT | O_EXCL) of the server's file: EEXIST", what);
