@@ -573,6 +573,21 @@ static struct dentry *dazukofs_relookup(struct inode *dir,
 	return dentry;
 }
 
+/*
+ * Can the lower's negative dentry @lower be stale under its parent's lock:
+ * has the name been made where this kernel cannot see it?  Only on a lower
+ * that revalidates its dentries and keeps its files elsewhere (NFS, CIFS,
+ * FUSE, 9p): local filesystems revalidate for other reasons (vfat's and
+ * casefold's spellings, encryption keys), and a negative dentry of theirs
+ * is the truth while the directory is locked.
+ */
+static bool dazukofs_may_be_made_elsewhere(const struct dentry *lower)
+{
+	return d_really_is_negative(lower) &&
+	       (READ_ONCE(lower->d_flags) & DCACHE_OP_REVALIDATE) &&
+	       !(lower->d_sb->s_type->fs_flags & FS_REQUIRES_DEV);
+}
+
 /**
  * dazukofs_create_open() - create, or open what the lower has
  * @dir: the dazukofs directory, locked for writing by the VFS
@@ -590,13 +605,13 @@ static struct dentry *dazukofs_relookup(struct inode *dir,
  * left to the VFS, as after ->create(): it waits for the verdict on the
  * file, which must not happen under the directory's lock.
  *
- * A lower that revalidates its dentries (NFS, CIFS, FUSE) trusts a
- * negative one for as long as it caches the directory, also for a file
- * its server has made since: such a dentry is dropped and the name looked
- * up afresh, so that the server's file is opened as an existing one
- * (O_TRUNC applied), as the lower's own open(O_CREAT) does.  A file the
- * server makes between that lookup and the create still counts as
- * created (the create opens it; NFSv3's own open does the same).
+ * A network or FUSE lower trusts a negative dentry for as long as it
+ * caches the directory, also for a file its server has made since: such a
+ * dentry is dropped and the name looked up afresh, so that the server's
+ * file is opened as an existing one (O_TRUNC applied), as the lower's own
+ * open(O_CREAT) does.  A file the server makes between that lookup and the
+ * create still counts as created (the create opens it; NFSv3's own open
+ * does the same).
  *
  * Return: 0 with the dentry to open set in @file, or an errno.
  */
@@ -613,8 +628,7 @@ static int dazukofs_create_open(struct inode *dir, struct dentry *dentry,
 
 	inode_lock_nested(d_inode(lower_dir), I_MUTEX_PARENT);
 	lower = dazukofs_lookup_lower(dentry, true);
-	if (!IS_ERR(lower) && d_really_is_negative(lower) &&
-	    (READ_ONCE(lower->d_flags) & DCACHE_OP_REVALIDATE)) {
+	if (!IS_ERR(lower) && dazukofs_may_be_made_elsewhere(lower)) {
 		d_drop(lower);
 		dput(lower);
 		lower = dazukofs_lookup_lower(dentry, true);
