@@ -27,6 +27,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "name-churn.h"
+
 #define CHURNERS 3
 
 static double now(void)
@@ -66,19 +68,8 @@ int main(int argc, char **argv)
 			perror("fs-create-race: fork");
 			return 1;
 		}
-		if (churn[i] > 0)
-			continue;
-		while (now() < end) {
-			int fd = open(low, O_WRONLY | O_CREAT | O_EXCL, 0644);
-
-			if (fd >= 0) {
-				if (write(fd, "L", 1) != 1)
-					_exit(1);
-				close(fd);
-			}
-			unlink(low);
-		}
-		_exit(0);
+		if (churn[i] == 0)
+			churn_name(low, seconds);
 	}
 
 	while (now() < end) {
