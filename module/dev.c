@@ -4,6 +4,7 @@
  * processes that read it and takes their answers.
  */
 
+#include <linux/capability.h>
 #include <linux/cdev.h>
 #include <linux/device.h>
 #include <linux/file.h>
@@ -25,11 +26,21 @@ static struct class dazukofs_class = {
 	.name = DAZUKOFS_NAME,
 };
 
+/*
+ * A worker gets an open file for every access through every dazukofs
+ * mount, may refuse any of them and holds their openers until it answers:
+ * what fanotify's permission events give, and fanotify_init() asks for
+ * CAP_SYS_ADMIN.  CAP_DAC_READ_SEARCH would cover the reading only.  The
+ * check is the module's, in the initial user namespace, whatever the
+ * node's mode: a loosened udev rule must not hand this to a user.
+ */
 static int dazukofs_dev_open(struct inode *inode, struct file *file)
 {
 	struct dazukofs_reader *reader;
 	struct dazukofs_group *group;
 
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
 	group = dazukofs_group_get_by_id(iminor(inode));
 	if (!group)
 		return -ENXIO;

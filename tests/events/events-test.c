@@ -17,9 +17,13 @@
 #include <sys/fanotify.h>
 #include <sys/inotify.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 
 #include <cmocka.h>
+#include <grp.h>
+#include <linux/capability.h>
 
 #include "ev.h"
 #include "name-churn.h"
@@ -1404,6 +1408,68 @@ static void assert_group_sum(const char *g)
  * hand: one more is settled at once by overflow_action (deny by default)
  * and counted in overflows, without waiting for a worker.
  */
+/*
+ * Open @path in a child running as nobody, with CAP_SYS_ADMIN alone (as
+ * systemd's AmbientCapabilities= gives a non-root scanner) or with no
+ * capability.  Return: 0 if the open worked, else its errno.
+ */
+static int open_as_nobody(const char *path, bool sys_admin)
+{
+	pid_t pid = fork();
+	int status;
+
+	OK(pid);
+	if (pid == 0) {
+		struct __user_cap_header_struct hdr = {
+			.version = _LINUX_CAPABILITY_VERSION_3,
+		};
+		struct __user_cap_data_struct data[2] = { { 0 } };
+		int fd;
+
+		if (prctl(PR_SET_KEEPCAPS, sys_admin ? 1 : 0, 0, 0, 0) ||
+		    setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
+		    setresuid(65534, 65534, 65534))
+			_exit(100);
+		data[0].permitted = sys_admin ? 1U << CAP_SYS_ADMIN : 0;
+		data[0].effective = data[0].permitted;
+		if (syscall(SYS_capset, &hdr, data))
+			_exit(101);
+		fd = open(path, O_RDWR | O_CLOEXEC);
+		_exit(fd < 0 ? errno : 0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_true(WEXITSTATUS(status) < 100);
+	return WEXITSTATUS(status);
+}
+
+/*
+ * A group device or the ignore device whose mode lets anyone in still
+ * refuses a process without CAP_SYS_ADMIN, before it counts as a worker
+ * or is exempt; a non-root process with that capability opens both.
+ */
+static void devices_need_cap_sys_admin(void **state)
+{
+	const char *ign = DAZUKOFS_DEV_PREFIX "ign";
+	char dev[64];
+	struct stat ign_st;
+	int id;
+
+	(void)state;
+	id = group_new("ev-cap");
+	snprintf(dev, sizeof(dev), DAZUKOFS_DEV_PREFIX "%d", id);
+	OK(stat(ign, &ign_st));
+	OK(chmod(dev, 0666));
+	OK(chmod(ign, 0666));
+	assert_int_equal(open_as_nobody(dev, false), EPERM);
+	assert_int_equal(open_as_nobody(ign, false), EPERM);
+	assert_int_equal(ev_ctr("ev-cap", "readers"), 0);
+	assert_int_equal(open_as_nobody(dev, true), 0);
+	assert_int_equal(open_as_nobody(ign, true), 0);
+	OK(chmod(ign, ign_st.st_mode & 07777));
+	group_del("ev-cap");
+}
+
 static void queue_overflow(void **state)
 {
 	static const char *const bad[] = {
@@ -1913,6 +1979,7 @@ int main(int argc, char **argv)
 		T(group_names),
 		T(group_names_latin1),
 		T(dev_node_follows_group),
+		T(devices_need_cap_sys_admin),
 		T(sixty_four_groups),
 		cmocka_unit_test_teardown(group_limit, cleanup_limit),
 		T(files_used_while_group_goes),
