@@ -8,6 +8,7 @@
  *   LOWER: the directory below the dazukofs mount MNT (files are made there,
  *   so that making them posts no event).  Expects no group to exist.
  */
+#include <grp.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,7 +23,6 @@
 #include <sys/sysmacros.h>
 
 #include <cmocka.h>
-#include <grp.h>
 #include <linux/capability.h>
 
 #include "ev.h"
@@ -1404,14 +1404,9 @@ static void assert_group_sum(const char *g)
 }
 
 /*
- * max_queue bounds the events a group holds unsettled, waiting or in
- * hand: one more is settled at once by overflow_action (deny by default)
- * and counted in overflows, without waiting for a worker.
- */
-/*
- * Open @path in a child running as nobody, with CAP_SYS_ADMIN alone (as
- * systemd's AmbientCapabilities= gives a non-root scanner) or with no
- * capability.  Return: 0 if the open worked, else its errno.
+ * Open @path in a child running as nobody, with CAP_SYS_ADMIN alone (the
+ * capability set that systemd's AmbientCapabilities= leaves a non-root
+ * scanner with) or with no capability.  Return: 0 if the open worked, else its errno.
  */
 static int open_as_nobody(const char *path, bool sys_admin)
 {
@@ -1448,9 +1443,20 @@ static int open_as_nobody(const char *path, bool sys_admin)
  * refuses a process without CAP_SYS_ADMIN, before it counts as a worker
  * or is exempt; a non-root process with that capability opens both.
  */
+#define IGN_DEV DAZUKOFS_DEV_PREFIX "ign"
+static mode_t ign_mode_saved;
+
+static int cleanup_ign_mode(void **state)
+{
+	if (ign_mode_saved)
+		chmod(IGN_DEV, ign_mode_saved);
+	ign_mode_saved = 0;
+	return cleanup(state);
+}
+
 static void devices_need_cap_sys_admin(void **state)
 {
-	const char *ign = DAZUKOFS_DEV_PREFIX "ign";
+	const char *ign = IGN_DEV;
 	char dev[64];
 	struct stat ign_st;
 	int id;
@@ -1459,6 +1465,7 @@ static void devices_need_cap_sys_admin(void **state)
 	id = group_new("ev-cap");
 	snprintf(dev, sizeof(dev), DAZUKOFS_DEV_PREFIX "%d", id);
 	OK(stat(ign, &ign_st));
+	ign_mode_saved = ign_st.st_mode & 07777;
 	OK(chmod(dev, 0666));
 	OK(chmod(ign, 0666));
 	assert_int_equal(open_as_nobody(dev, false), EPERM);
@@ -1466,10 +1473,14 @@ static void devices_need_cap_sys_admin(void **state)
 	assert_int_equal(ev_ctr("ev-cap", "readers"), 0);
 	assert_int_equal(open_as_nobody(dev, true), 0);
 	assert_int_equal(open_as_nobody(ign, true), 0);
-	OK(chmod(ign, ign_st.st_mode & 07777));
 	group_del("ev-cap");
 }
 
+/*
+ * max_queue bounds the events a group holds unsettled, waiting or in
+ * hand: one more is settled at once by overflow_action (deny by default)
+ * and counted in overflows, without waiting for a worker.
+ */
 static void queue_overflow(void **state)
 {
 	static const char *const bad[] = {
@@ -1979,7 +1990,8 @@ int main(int argc, char **argv)
 		T(group_names),
 		T(group_names_latin1),
 		T(dev_node_follows_group),
-		T(devices_need_cap_sys_admin),
+		cmocka_unit_test_teardown(devices_need_cap_sys_admin,
+					  cleanup_ign_mode),
 		T(sixty_four_groups),
 		cmocka_unit_test_teardown(group_limit, cleanup_limit),
 		T(files_used_while_group_goes),

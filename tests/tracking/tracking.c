@@ -25,9 +25,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <linux/capability.h>
 
 #include <cmocka.h>
 
@@ -1048,18 +1052,32 @@ static void test_self_access(void **state)
 
 /* ---- permissions ---- */
 
-/* In a child running as nobody: open PATH with FLAGS; 0 or errno. */
-static int open_as_nobody(const char *path, int flags, const char *then_open)
+/*
+ * In a child running as nobody, with CAP_SYS_ADMIN alone (@sys_admin: as
+ * systemd's AmbientCapabilities= gives a non-root scanner) or with no
+ * capability: open PATH with FLAGS; 0 or errno.
+ */
+static int open_as_nobody(const char *path, int flags, bool sys_admin,
+			  const char *then_open)
 {
 	pid_t c = fork();
 
 	assert_true(c >= 0);
 	if (c == 0) {
+		struct __user_cap_header_struct hdr = {
+			.version = _LINUX_CAPABILITY_VERSION_3,
+		};
+		struct __user_cap_data_struct caps[2] = { { 0 } };
 		int fd;
 
 		trk_close_fds_except(-1);
-		if (setgroups(0, NULL) || setgid(65534) || setuid(65534))
+		if (prctl(PR_SET_KEEPCAPS, sys_admin ? 1 : 0, 0, 0, 0) ||
+		    setgroups(0, NULL) || setgid(65534) || setuid(65534))
 			_exit(100);
+		caps[0].permitted = sys_admin ? 1U << CAP_SYS_ADMIN : 0;
+		caps[0].effective = caps[0].permitted;
+		if (syscall(SYS_capset, &hdr, caps))
+			_exit(101);
 		fd = open(path, flags);
 		if (fd < 0)
 			_exit(errno);
@@ -1074,10 +1092,10 @@ static int open_as_nobody(const char *path, int flags, const char *then_open)
 
 /*
  * Both devices are root's, mode 0600: an unprivileged user may not open
- * them.  The way to grant a scanner running as a user access is to change
- * the device node's owner (or mode/group) -- e.g. `chown scanner
- * /dev/dazukofs.ign /dev/dazukofs.N`, or a udev rule setting OWNER/GROUP/MODE
- * for KERNEL=="dazukofs.*".
+ * them.  Nor may a user who owns the nodes (a udev rule's OWNER=): the
+ * module asks for CAP_SYS_ADMIN at open, whatever the node's mode.  A
+ * scanner running as a user needs both, the node (udev) and the
+ * capability (systemd's AmbientCapabilities=).
  */
 static void test_permissions(void **state)
 {
@@ -1092,18 +1110,20 @@ static void test_permissions(void **state)
 	snprintf(devpath, sizeof(devpath), DAZUKOFS_DEV_PREFIX "%d", cur_id);
 	dev = dev_open();
 
-	assert_int_equal(open_as_nobody(IGN_DEV, O_RDONLY, NULL), EACCES);
-	assert_int_equal(open_as_nobody(devpath, O_RDWR, NULL), EACCES);
+	assert_int_equal(open_as_nobody(IGN_DEV, O_RDONLY, false, NULL), EACCES);
+	assert_int_equal(open_as_nobody(devpath, O_RDWR, false, NULL), EACCES);
 
 	assert_int_equal(chown(IGN_DEV, 65534, 65534), 0);
 	assert_int_equal(chown(devpath, 65534, 65534), 0);
-	assert_int_equal(open_as_nobody(devpath, O_RDWR, NULL), 0);
+	assert_int_equal(open_as_nobody(devpath, O_RDWR, false, NULL), EPERM);
+	assert_int_equal(open_as_nobody(IGN_DEV, O_RDONLY, false, NULL), EPERM);
+	assert_int_equal(open_as_nobody(devpath, O_RDWR, true, NULL), 0);
 	/* nobody holding the ignore device opens a file: no event. */
-	assert_int_equal(open_as_nobody(IGN_DEV, O_RDONLY, bad_path), 0);
+	assert_int_equal(open_as_nobody(IGN_DEV, O_RDONLY, true, bad_path), 0);
 	assert_int_equal(G("events"), 0);
 	assert_int_equal(chown(IGN_DEV, 0, 0), 0);
 	assert_int_equal(chmod(IGN_DEV, 0600), 0);
-	assert_int_equal(open_as_nobody(IGN_DEV, O_RDONLY, NULL), EACCES);
+	assert_int_equal(open_as_nobody(IGN_DEV, O_RDONLY, true, NULL), EACCES);
 
 	/* And events still work for root's worker. */
 	o = trk_opener(bad_path);
