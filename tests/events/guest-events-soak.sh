@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # Guest script (root, in the VM): the access event soaks.  Loads dazukofs,
 # mounts a dazukofs over a tmpfs, runs events-soak for
-# DAZUKOFS_SOAK_SECONDS (default 40) and cache-soak for
+# DAZUKOFS_SOAK_SECONDS (default 20) and cache-soak for
 # DAZUKOFS_CACHE_SOAK_SECONDS (default 20), then unmounts, unloads and
-# checks that no group is left.  Fails on any mismatch.
+# checks that no group is left.  Fails on any mismatch.  events-soak was
+# 40 s until 80 s on three kernels found nothing (HACKING.md, "The time
+# budget"); cache-soak, the stale-verdict race, keeps its 20 s.
 set -u
 . "$(dirname "$0")/guest-common.sh"
 
@@ -13,7 +15,7 @@ echo "guest-events-soak: kernel $(uname -r)"
 ev_setup || { echo "guest-events-soak: setup failed" >&2; exit 1; }
 
 start=$(date +%s)
-"$BIN/events-soak" "$LOWER" "$MNT" "${DAZUKOFS_SOAK_SECONDS:-40}" 3 3 4 64
+"$BIN/events-soak" "$LOWER" "$MNT" "${DAZUKOFS_SOAK_SECONDS:-20}" 3 3 4 64
 rc=$?
 echo "guest-events-soak: events-soak exited $rc after $(( $(date +%s) - start )) s"
 

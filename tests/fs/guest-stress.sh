@@ -7,7 +7,7 @@
 # Needs: $DAZUKOFS_KO, $DAZUKOFS_BUILD (fs-lower-churn in
 # $DAZUKOFS_BUILD/tests/fs, or $DAZUKOFS_FS_BIN), stress-ng, optional
 # $DAZUKOFS_OUT (logs go to $DAZUKOFS_OUT/stress-$(uname -r)/).
-# Optional: DAZUKOFS_STRESS_SECS (total, default 60, split over the lower
+# Optional: DAZUKOFS_STRESS_SECS (total, default 30, split over the lower
 # filesystems), DAZUKOFS_STRESS_LOWERFS (default "tmpfs ext4"),
 # DAZUKOFS_STRESS_CHURN (lower-changing processes, default 2).
 #
@@ -18,7 +18,8 @@ set -u
 
 BIN=${DAZUKOFS_FS_BIN:-${DAZUKOFS_BUILD:?}/tests/fs}
 LOWERFS=${DAZUKOFS_STRESS_LOWERFS:-tmpfs ext4}
-TOTAL=${DAZUKOFS_STRESS_SECS:-60}
+# 60 until 120 on three kernels found nothing (HACKING.md, "The time budget")
+TOTAL=${DAZUKOFS_STRESS_SECS:-30}
 CHURN=${DAZUKOFS_STRESS_CHURN:-2}
 W=/tmp/dazukofs-stress
 OUT=${DAZUKOFS_OUT:+$DAZUKOFS_OUT/stress-$(uname -r)}
