@@ -7,7 +7,7 @@
 # with the results for ext4 (PJDFSTEST_FS): the suite's tests that depend
 # on the filesystem type take the lower's branch.
 #
-# Bounded for time (README.md): under TCG each test costs about 0.3 s of
+# Bounded for time (README.md): under TCG each test costs about 0.2 s of
 # fork and exec.  The files that try every permutation of owners, modes
 # and sticky bits (rename/09.t, rename/10.t, chown/00.t, chown/07.t,
 # chmod/11.t, unlink/11.t: 6,243 of the 8,798 tests the suite runs on
