@@ -8,7 +8,6 @@
  *   LOWER: the directory below the dazukofs mount MNT (files are made there,
  *   so that making them posts no event).  Expects no group to exist.
  */
-#include <grp.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,13 +17,11 @@
 #include <sys/fanotify.h>
 #include <sys/inotify.h>
 #include <sys/mount.h>
-#include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 
 #include <cmocka.h>
-#include <linux/capability.h>
 
+#include "become-nobody.h"
 #include "ev.h"
 #include "name-churn.h"
 
@@ -1404,9 +1401,8 @@ static void assert_group_sum(const char *g)
 }
 
 /*
- * Open @path in a child running as nobody, with CAP_SYS_ADMIN alone (the
- * capability set that systemd's AmbientCapabilities= leaves a non-root
- * scanner with) or with no capability.  Return: 0 if the open worked, else its errno.
+ * Open @path in a child that became nobody (become_nobody()).  Return: 0
+ * if the open worked, else its errno.
  */
 static int open_as_nobody(const char *path, bool sys_admin)
 {
@@ -1415,20 +1411,10 @@ static int open_as_nobody(const char *path, bool sys_admin)
 
 	OK(pid);
 	if (pid == 0) {
-		struct __user_cap_header_struct hdr = {
-			.version = _LINUX_CAPABILITY_VERSION_3,
-		};
-		struct __user_cap_data_struct data[2] = { { 0 } };
 		int fd;
 
-		if (prctl(PR_SET_KEEPCAPS, sys_admin ? 1 : 0, 0, 0, 0) ||
-		    setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
-		    setresuid(65534, 65534, 65534))
+		if (become_nobody(sys_admin))
 			_exit(100);
-		data[0].permitted = sys_admin ? 1U << CAP_SYS_ADMIN : 0;
-		data[0].effective = data[0].permitted;
-		if (syscall(SYS_capset, &hdr, data))
-			_exit(101);
 		fd = open(path, O_RDWR | O_CLOEXEC);
 		_exit(fd < 0 ? errno : 0);
 	}
@@ -1438,14 +1424,10 @@ static int open_as_nobody(const char *path, bool sys_admin)
 	return WEXITSTATUS(status);
 }
 
-/*
- * A group device or the ignore device whose mode lets anyone in still
- * refuses a process without CAP_SYS_ADMIN, before it counts as a worker
- * or is exempt; a non-root process with that capability opens both.
- */
 #define IGN_DEV DAZUKOFS_DEV_PREFIX "ign"
 static mode_t ign_mode_saved;
 
+/* The ignore device's mode back, whatever devices_need_cap_sys_admin did. */
 static int cleanup_ign_mode(void **state)
 {
 	if (ign_mode_saved)
@@ -1454,6 +1436,11 @@ static int cleanup_ign_mode(void **state)
 	return cleanup(state);
 }
 
+/*
+ * A group device or the ignore device whose mode lets anyone in still
+ * refuses a process without CAP_SYS_ADMIN, before it counts as a worker
+ * or is exempt; a non-root process with that capability opens both.
+ */
 static void devices_need_cap_sys_admin(void **state)
 {
 	const char *ign = IGN_DEV;

@@ -25,17 +25,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <linux/capability.h>
 
 #include <cmocka.h>
 
 #include "../../include/uapi/linux/dazukofs.h"
+#include "become-nobody.h"
 #include "trk-util.h"
 
 static const char *lower_dir, *mnt_dir;
@@ -1053,9 +1050,8 @@ static void test_self_access(void **state)
 /* ---- permissions ---- */
 
 /*
- * In a child running as nobody, with CAP_SYS_ADMIN alone (@sys_admin: as
- * systemd's AmbientCapabilities= gives a non-root scanner) or with no
- * capability: open PATH with FLAGS; 0 or errno.
+ * In a child that became nobody (become_nobody(), with CAP_SYS_ADMIN alone
+ * if @sys_admin): open PATH with FLAGS; 0 or errno.
  */
 static int open_as_nobody(const char *path, int flags, bool sys_admin,
 			  const char *then_open)
@@ -1064,20 +1060,11 @@ static int open_as_nobody(const char *path, int flags, bool sys_admin,
 
 	assert_true(c >= 0);
 	if (c == 0) {
-		struct __user_cap_header_struct hdr = {
-			.version = _LINUX_CAPABILITY_VERSION_3,
-		};
-		struct __user_cap_data_struct caps[2] = { { 0 } };
 		int fd;
 
 		trk_close_fds_except(-1);
-		if (prctl(PR_SET_KEEPCAPS, sys_admin ? 1 : 0, 0, 0, 0) ||
-		    setgroups(0, NULL) || setgid(65534) || setuid(65534))
+		if (become_nobody(sys_admin))
 			_exit(100);
-		caps[0].permitted = sys_admin ? 1U << CAP_SYS_ADMIN : 0;
-		caps[0].effective = caps[0].permitted;
-		if (syscall(SYS_capset, &hdr, caps))
-			_exit(101);
 		fd = open(path, flags);
 		if (fd < 0)
 			_exit(errno);
