@@ -36,7 +36,7 @@ static const char usage_main[] =
 	"See dazukofsctl(8).\n";
 
 /* A new group's settings unless the options say otherwise. */
-static const struct dazukofs_group_config group_defaults = { 0, 0, DAZUKOFS_ALLOW };
+static const struct dazukofs_group_config group_defaults = DAZUKOFS_GROUP_CONFIG_DEFAULT;
 
 static const char *action_name(int action)
 {
@@ -50,15 +50,20 @@ static const char *action_name(int action)
 static void usage_group(FILE *out)
 {
 	fprintf(out,
-		"Usage: dazukofsctl group add NAME [--track] [--timeout MS] [--on-timeout %s|%s]\n"
-		"                             [--record 1|2] [--busy-poll US]\n"
+		"Usage: dazukofsctl group add NAME [--untracked] [--timeout MS]\n"
+		"                             [--on-timeout %s|%s] [--record 1|2]\n"
+		"                             [--busy-poll US]\n"
 		"       dazukofsctl group del NAME\n"
 		"       dazukofsctl group list\n"
 		"       dazukofsctl group show NAME\n"
 		"\n"
 		"Group names have 1 to %d characters of A-Z a-z 0-9 _ -.\n"
-		"  --track             crash-tracked: events skip the group while it has\n"
-		"                      no reader (default: events wait for a reader)\n"
+		"  --untracked         the 2009 behaviour: events wait for a reader, also\n"
+		"                      those a reader that died held and those that come\n"
+		"                      while the group has none.  By default the group is\n"
+		"                      crash-tracked: a reader's events go to another\n"
+		"                      reader when it dies, and with none left opens pass\n"
+		"  --track             crash-tracked (the default)\n"
 		"  --timeout MS        how long an event may wait for the group's answer,\n"
 		"                      0 to %u ms; 0 (the default) waits for ever\n"
 		"  --on-timeout %s|%s\n"
@@ -197,6 +202,8 @@ static int group_add(const struct ctl *ctl, int argc, char **argv)
 			return EXIT_OK;
 		} else if (!strcmp(a, "--track")) {
 			cfg.track = 1;
+		} else if (!strcmp(a, "--untracked")) {
+			cfg.track = 0;
 		} else if (!strcmp(a, "--timeout")) {
 			if (ctl_number("--timeout", ++i < argc ? argv[i] : NULL,
 				       0, DAZUKOFS_TIMEOUT_MS_MAX, &ms))
@@ -381,7 +388,9 @@ static int group_show(const struct ctl *ctl, int argc, char **argv)
 	printf("name:       %s\n", info.name);
 	printf("id:         %d\n", info.id);
 	printf("device:     %s%d\n", ctl->dev_prefix, info.id);
-	printf("track:      %s\n", info.config.track ? "yes" : "no");
+	printf("track:      %s\n", info.config.track ?
+	       "yes (a reader that dies hands its events on; none left: opens pass)" :
+	       "no (events wait for a reader, also a dead reader's)");
 	if (info.config.timeout_ms)
 		printf("timeout:    %u ms, then %s\n", info.config.timeout_ms,
 		       action_name(info.config.timeout_action));

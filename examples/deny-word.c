@@ -28,9 +28,7 @@ static int contains(int fd, const char *word)
 
 int main(int argc, char **argv)
 {
-	struct dazukofs_group_config config = {
-		.track = 1, .timeout_ms = 10000, .timeout_action = DAZUKOFS_ALLOW,
-	};
+	struct dazukofs_group_config config = DAZUKOFS_GROUP_CONFIG_DEFAULT;
 	struct dazukofs_access acc;
 	dazukofs_handle_t handle;
 	long count = -1;
@@ -42,6 +40,7 @@ int main(int argc, char **argv)
 	}
 	if (argc == 4)
 		count = strtol(argv[3], NULL, 10);
+	config.timeout_ms = 10000;	/* then allow, the default action */
 
 	/* Our own reads of files on the mount must not wait for ourselves. */
 	if (dazukofs_ignore_on() < 0 ||

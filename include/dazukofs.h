@@ -35,6 +35,17 @@ struct dazukofs_group_config {
 	int timeout_action;		/* DAZUKOFS_ALLOW or DAZUKOFS_DENY */
 };
 
+/*
+ * The settings of a group made with mkdir, which dazukofs_group_create()
+ * also gives for a NULL config.  Crash-tracked, so that a daemon that dies
+ * holds no open: its workers' events go to another worker, and with none
+ * left opens pass.  Start from this and change what differs; a config
+ * zeroed by hand asks for the 2009 behaviour (track 0: events wait for a
+ * worker, even one that died holding them).
+ */
+#define DAZUKOFS_GROUP_CONFIG_DEFAULT \
+	{ .track = 1, .timeout_ms = 0, .timeout_action = DAZUKOFS_ALLOW }
+
 struct dazukofs_group_info {
 	char name[65];
 	int id;

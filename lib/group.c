@@ -78,9 +78,8 @@ static int dz_check_config(const char *what,
 DZ_EXPORT int dazukofs_group_create(const char *name,
 				    const struct dazukofs_group_config *config)
 {
-	static const struct dazukofs_group_config defaults = {
-		.track = 0, .timeout_ms = 0, .timeout_action = DAZUKOFS_ALLOW,
-	};
+	static const struct dazukofs_group_config defaults =
+		DAZUKOFS_GROUP_CONFIG_DEFAULT;
 	char what[DZ_WHAT_MAX], path[DZ_PATH_MAX], num[32];
 	int err;
 

@@ -31,7 +31,10 @@ static ssize_t dazukofs_group_instance_show(struct config_item *item, char *page
 }
 CONFIGFS_ATTR_RO(dazukofs_group_, instance);
 
-/* "0" or "1": crash tracking (see dazukofs_worker_remove()). Default 0. */
+/*
+ * "0" or "1": crash tracking (see dazukofs_worker_remove()).  Default 1:
+ * see dazukofs_group_create().
+ */
 static ssize_t dazukofs_group_track_show(struct config_item *item, char *page)
 {
 	return sysfs_emit(page, "%d\n", READ_ONCE(to_dazukofs_group(item)->track));
@@ -209,8 +212,9 @@ CONFIGFS_ATTR(dazukofs_group_, overflow_action);
 
 /*
  * "0" until the group takes part in events: once a worker opens its
- * device, or "1" is written here (events then queue before any worker,
- * as in 2009).  Only "1" may be written: a group cannot be disarmed.
+ * device, or "1" is written here (an untracked group's events then queue
+ * before any worker, as in 2009; a tracked one stays inactive until a
+ * worker comes).  Only "1" may be written: a group cannot be disarmed.
  */
 static ssize_t dazukofs_group_armed_show(struct config_item *item, char *page)
 {

@@ -97,6 +97,12 @@ struct dazukofs_group *dazukofs_group_create(const char *name,
 	INIT_DELAYED_WORK(&group->grace_work, dazukofs_grace_expire);
 	/* Fail closed: a file no worker can open is not let through. */
 	group->open_error_action = DAZUKOFS_DENY;
+	/*
+	 * Fail open when the daemon dies, as fanotify does: a worker's held
+	 * events go to another worker, and with none left no open waits.
+	 * Writing 0 to track brings back 2009's wait for a new worker.
+	 */
+	group->track = true;
 	group->max_queue = DAZUKOFS_MAX_QUEUE_DEFAULT;
 	group->cache_epoch = dazukofs_new_epoch();
 	group->instance = atomic64_inc_return(&dazukofs_group_instances);

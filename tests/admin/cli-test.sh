@@ -150,9 +150,18 @@ empty out; empty err
 [ "$(cat "$DAZUKOFS_CONFIGFS/scan-1/timeout_ms")" = 2500 ] &&
 [ "$(cat "$DAZUKOFS_CONFIGFS/scan-1/timeout_action")" = deny ] ||
 	{ echo "FAIL: group add settings"; fails=$((fails + 1)); }
-run 0 group add plain --timeout=10 --on-timeout=allow
+run 0 group add plain --untracked --timeout=10 --on-timeout=allow
 [ "$(cat "$DAZUKOFS_CONFIGFS/plain/timeout_ms")" = 10 ] ||
 	{ echo "FAIL: --timeout="; fails=$((fails + 1)); }
+[ "$(cat "$DAZUKOFS_CONFIGFS/plain/track")" = 0 ] ||
+	{ echo "FAIL: --untracked"; fails=$((fails + 1)); }
+# the defaults: crash-tracked, no timeout, allow
+run 0 group add dflt;		empty out; empty err
+[ "$(cat "$DAZUKOFS_CONFIGFS/dflt/track")" = 1 ] &&
+[ "$(cat "$DAZUKOFS_CONFIGFS/dflt/timeout_ms")" = 0 ] &&
+[ "$(cat "$DAZUKOFS_CONFIGFS/dflt/timeout_action")" = allow ] ||
+	{ echo "FAIL: group add defaults"; fails=$((fails + 1)); }
+rm -rf "$DAZUKOFS_CONFIGFS/dflt"
 run 1 group add scan-1;		oneline; expect err "group 'scan-1' already exists"
 # --record: the fake is a module without the attribute (no O_CREAT for it)
 run 0 group add rec-1 --record 1;	empty out; empty err
@@ -178,6 +187,7 @@ expect out '^plain +1 +no +10 +allow'
 expect out '^scan-1 +0 +yes +2500 +deny'
 run 0 group show scan-1
 expect out '^name: +scan-1'
+expect out '^track: +yes \(a reader that dies hands its events on'
 expect out '^device: +.*/dev/dazukofs\.0$'
 expect out '^timeout: +2500 ms, then deny'
 ! grep -q '^record:' "$T/out" ||

@@ -76,10 +76,10 @@ expect err "^dazukofsctl: no such group 'trk'$"
 run 1 group show trk
 run 1 stats trk
 
-# a group without reader, armed by hand (as in 2009: a new group takes
-# part only once a worker opened its device): opens wait, then time out
-# (allowed)
-run 0 group add slow --timeout 4000
+# an untracked group without reader, armed by hand (as in 2009: a new
+# group takes part only once a worker opened its device): opens wait, then
+# time out (allowed)
+run 0 group add slow --untracked --timeout 4000
 echo 1 >/sys/kernel/config/dazukofs/slow/armed || fails=$((fails + 1))
 cat "$M/f" >/dev/null &
 opener=$!

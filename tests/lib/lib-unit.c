@@ -64,7 +64,8 @@ static void test_create(void **state)
 	assert_string_equal(fake_read(f->configfs, "scan_1/timeout_action"), "deny");
 
 	assert_int_equal(dazukofs_group_create("dflt", NULL), 0);
-	assert_string_equal(fake_read(f->configfs, "dflt/track"), "0");
+	/* The module's own defaults: crash-tracked, no timeout. */
+	assert_string_equal(fake_read(f->configfs, "dflt/track"), "1");
 	assert_string_equal(fake_read(f->configfs, "dflt/timeout_ms"), "0");
 	assert_string_equal(fake_read(f->configfs, "dflt/timeout_action"), "allow");
 }

@@ -174,11 +174,13 @@ static void test_config_attrs(void **state)
 
 	(void)state;
 	assert_int_equal(group_setup("cfg"), 0);
-	expect_attr("track", "0");
+	expect_attr("track", "1");
 	expect_attr("timeout_ms", "0");
 	expect_attr("timeout_action", "allow");
 
-	assert_int_equal(trk_cfg_write(cur_group, "track", "1"), 0);
+	assert_int_equal(trk_cfg_write(cur_group, "track", "0"), 0);
+	expect_attr("track", "0");
+	assert_int_equal(trk_cfg_write(cur_group, "track", "1\n"), 0);
 	expect_attr("track", "1");
 	assert_int_equal(trk_cfg_write(cur_group, "track", "0\n"), 0);
 	expect_attr("track", "0");
@@ -246,6 +248,40 @@ static void test_config_grace_ms(void **state)
 }
 
 /* ---- tracking ---- */
+
+/*
+ * A group with the defaults whose only worker is killed holding an event
+ * (fanotify's rule, and the documented bound: grace_ms, 0 by default): the
+ * held open ends at once, allowed, and a new open does not wait either.
+ */
+static void test_default_worker_killed(void **state)
+{
+	unsigned long ids[1];
+	pid_t o1, o2, w;
+	int a;
+
+	(void)state;
+	assert_int_equal(group_setup("dflt-kill"), 0);
+	a = dev_open();		/* arms the group, leaves before the kill */
+	o1 = trk_opener(bad_path);
+	WAIT("waiting", 1);
+	w = spawn_worker(1, ids);
+	WAIT("in_hand", 1);
+	close_kept(a);
+	assert_blocked(o1);
+
+	assert_int_equal(kill(w, SIGKILL), 0);
+	assert_int_equal(trk_child_wait(w, SHORT_MS), -2);
+	assert_int_equal(trk_child_wait(o1, SHORT_MS), 0);
+	o2 = trk_opener(bad_path);
+	assert_int_equal(trk_child_wait(o2, SHORT_MS), 0);
+	WAIT("in_hand", 0);
+	WAIT("waiting", 0);
+	assert_int_equal(G("active"), 0);
+	assert_int_equal(G("events"), 1);
+	assert_int_equal(G("allowed"), 1);
+	assert_int_equal(G("denied"), 0);
+}
 
 /*
  * A tracked group: a worker killed with events in hand gives them back to
@@ -580,10 +616,10 @@ static void test_track_grace_rmdir(void **state)
 }
 
 /*
- * A new group takes part in events only once armed: an untracked group
- * without a timeout that nobody serves yet holds no open (its daemon may
- * have died between mkdir and open).  Its first worker arms it, for good:
- * afterwards, with no worker, an open waits as in 2009.
+ * A new group takes part in events only once armed: even an untracked
+ * group without a timeout that nobody serves yet holds no open (its daemon
+ * may have died between mkdir and open).  Its first worker arms it, for
+ * good: afterwards, untracked and with no worker, an open waits as in 2009.
  */
 static void test_armed_by_first_worker(void **state)
 {
@@ -593,7 +629,7 @@ static void test_armed_by_first_worker(void **state)
 
 	(void)state;
 	assert_int_equal(group_setup("arm-worker"), 0);
-	expect_attr("track", "0");
+	assert_int_equal(trk_cfg_write(cur_group, "track", "0"), 0);
 	expect_attr("timeout_ms", "0");
 	expect_attr("armed", "0");
 	WAIT("active", 0);
@@ -620,7 +656,10 @@ static void test_armed_by_first_worker(void **state)
 	assert_int_equal(G("events"), 1);
 }
 
-/* Writing 1 to armed: events queue before any worker (the 2009 semantics). */
+/*
+ * Writing 1 to armed: an untracked group's events queue before any worker
+ * (the 2009 semantics); a tracked one, the default, stays inactive.
+ */
 static void test_armed_by_hand(void **state)
 {
 	unsigned long id;
@@ -630,6 +669,13 @@ static void test_armed_by_hand(void **state)
 	(void)state;
 	assert_int_equal(group_setup("arm-hand"), 0);
 	assert_int_equal(trk_cfg_write(cur_group, "armed", "1"), 0);
+	expect_attr("armed", "1");
+	/* Tracked (the default), a group with no worker stays inactive. */
+	WAIT("active", 0);
+	o = trk_opener(bad_path);
+	assert_int_equal(trk_child_wait(o, SHORT_MS), 0);
+	assert_int_equal(G("events"), 0);
+	assert_int_equal(trk_cfg_write(cur_group, "track", "0"), 0);
 	expect_attr("armed", "1");
 	WAIT("active", 1);
 	o = trk_opener(bad_path);
@@ -653,7 +699,7 @@ static void test_untracked_close_keeps(void **state)
 
 	(void)state;
 	assert_int_equal(group_setup("untrk"), 0);
-	expect_attr("track", "0");
+	assert_int_equal(trk_cfg_write(cur_group, "track", "0"), 0);
 	a = dev_open();
 	b = trk_dev_open(cur_id, O_NONBLOCK);
 	assert_true(b >= 0);
@@ -703,7 +749,7 @@ static void test_track_on_requeues_orphans(void **state)
 
 	(void)state;
 	assert_int_equal(group_setup("trk-orphan"), 0);
-	expect_attr("track", "0");
+	assert_int_equal(trk_cfg_write(cur_group, "track", "0"), 0);
 	a = dev_open();
 	b = dev_open();
 	o = trk_opener(bad_path);
@@ -1123,6 +1169,7 @@ int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_config_attrs, teardown),
+		cmocka_unit_test_teardown(test_default_worker_killed, teardown),
 		cmocka_unit_test_teardown(test_track_kill_requeues, teardown),
 		cmocka_unit_test_teardown(test_track_close_requeues, teardown),
 		cmocka_unit_test_teardown(test_track_answer_from_other_file, teardown),
