@@ -14,24 +14,55 @@
 #include "dazukofs.h"
 
 /*
- * Compare without trusting the lower name's length: under RCU a rename in
- * the lower directory may change name and length under us.  Both names are
- * NUL-terminated and a dentry name holds no NUL, so the walk stops in time.
+ * A name as __d_move() may be rewriting it: @len and @name read apart, so
+ * that they may belong to two names.  Can @len bytes be read from @name?
+ * An inline name is shorter than the inline buffer; an external one is
+ * never rewritten, and the walk below stops at its NUL.
  */
-static bool dazukofs_same_name(const struct dentry *dentry,
-			       const struct dentry *lower)
+static bool dazukofs_name_fits(const struct dentry *dentry,
+			       const unsigned char *name, unsigned int len)
 {
-	const unsigned char *name = dentry->d_name.name;
-	unsigned int len = dentry->d_name.len;
-	const unsigned char *lower_name;
-	unsigned int i;
-	bool same = true;
+	return name != dentry->d_iname || len < sizeof(dentry->d_iname);
+}
+
+/**
+ * dazukofs_same_name() - does the lower dentry carry the dentry's name?
+ * @dentry: a dazukofs dentry
+ * @lower: its lower dentry
+ *
+ * No lock: this runs on every path walk through the mount, in RCU mode
+ * too.  A rename in either directory rewrites a name in place, under the
+ * dentry's d_seq, so the comparison is retried until it read two whole
+ * names, as __d_lookup_rcu() does.  A torn read must still stay inside the
+ * names: the lengths are checked against the inline buffers, and the walk
+ * stops at the first NUL of either (a whole dentry name holds none).
+ * External names are freed only after an RCU grace period.
+ *
+ * Return: true if the two names are the same bytes.
+ */
+static bool dazukofs_same_name(struct dentry *dentry, struct dentry *lower)
+{
+	const unsigned char *name, *lower_name;
+	unsigned int seq, lower_seq, len, i;
+	bool same;
 
 	rcu_read_lock();
-	lower_name = READ_ONCE(lower->d_name.name);
-	for (i = 0; i < len && same; i++)
-		same = lower_name[i] == name[i];
-	same = same && !lower_name[len];
+	do {
+		seq = read_seqcount_begin(&dentry->d_seq);
+		lower_seq = read_seqcount_begin(&lower->d_seq);
+		name = READ_ONCE(dentry->d_name.name);
+		len = READ_ONCE(dentry->d_name.len);
+		lower_name = READ_ONCE(lower->d_name.name);
+		same = READ_ONCE(lower->d_name.len) == len &&
+		       dazukofs_name_fits(dentry, name, len) &&
+		       dazukofs_name_fits(lower, lower_name, len);
+		for (i = 0; same && i < len; i++) {
+			unsigned char c = READ_ONCE(name[i]);
+
+			same = c && READ_ONCE(lower_name[i]) == c;
+		}
+	} while (read_seqcount_retry(&lower->d_seq, lower_seq) ||
+		 read_seqcount_retry(&dentry->d_seq, seq));
 	rcu_read_unlock();
 	return same;
 }
@@ -65,7 +96,7 @@ static bool dazukofs_lower_current(struct dentry *dentry, struct dentry *lower,
  * under the lower dentry's lock (its name is stable there), so never in
  * RCU mode.
  */
-static bool dazukofs_same_name_ci(const struct dentry *dentry,
+static bool dazukofs_same_name_ci(struct dentry *dentry,
 				  struct dentry *lower)
 {
 	bool same;

@@ -91,7 +91,16 @@ static void list_upper(const char *dir)
 
 static int worker(int idx, double secs)
 {
-	static const char *names[] = { "a", "b", "c", "sub/a", "sub/b", "sub2/c" };
+	/*
+	 * One name longer than any dentry keeps inline: renames then move
+	 * names between a dentry's inline buffer and an external one, which
+	 * the mount's revalidation reads without a lock.
+	 */
+	static const char *names[] = {
+		"a", "b", "c", "sub/a", "sub/b", "sub2/c",
+		"sub/a-name-longer-than-the-inline-buffer-of-a-dentry-0123456789",
+	};
+	enum { NNAMES = sizeof(names) / sizeof(*names) };
 	char dir[64], lp[4096], lq[4096], content[128];
 	struct timespec t0, t;
 	int fd;
@@ -105,7 +114,7 @@ static int worker(int idx, double secs)
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	do {
-		const char *n1 = names[rnd() % 6], *n2 = names[rnd() % 6];
+		const char *n1 = names[rnd() % NNAMES], *n2 = names[rnd() % NNAMES];
 
 		snprintf(lp, sizeof(lp), "%s/%s/%s", lower, dir, n1);
 		snprintf(lq, sizeof(lq), "%s/%s/%s", lower, dir, n2);
@@ -126,7 +135,9 @@ static int worker(int idx, double secs)
 				NOTE("unlink", lp);
 			break;
 		case 3:
-			if (rename(lp, lq))
+			/* the exchange rewrites both names in place */
+			if (renameat2(AT_FDCWD, lp, AT_FDCWD, lq,
+				      rnd() & 1 ? RENAME_EXCHANGE : 0))
 				NOTE("rename", lp);
 			break;
 		case 4:
