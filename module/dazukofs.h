@@ -10,6 +10,7 @@
 #include <linux/configfs.h>
 #include <linux/dcache.h>
 #include <linux/fs.h>
+#include <linux/hashtable.h>
 #include <linux/jump_label.h>
 #include <linux/kobject.h>
 #include <linux/mount.h>
@@ -105,8 +106,10 @@ static inline struct file *dazukofs_lower_file(const struct file *file)
  * @timeouts: settled by the group's timeout_action, unanswered in time
  * @open_errors: settled by the group's open_error_action: a worker could
  *		 not open the event's file
- * @overflows: settled by the group's overflow_action, never queued: the
- *	       group had max_queue events unsettled
+ * @overflows: settled by the group's overflow_action because the group
+ *	       had max_queue events unsettled: never queued, or taken off the
+ *	       queue to make room for a uid holding fewer (close-after-write
+ *	       events taken off are allowed: nobody waits for them)
  * @waiting: queued, no worker has them yet
  * @in_hand: read by a worker, not answered yet
  * @readers: open files of the group device
@@ -117,8 +120,9 @@ static inline struct file *dazukofs_lower_file(const struct file *file)
  * @cache_invalidations: remembered verdicts dropped because the file
  *			 changed (or may have)
  * @close_writes: close-after-write events posted (also in @events)
- * @close_writes_dropped: close-after-write events never posted: the group
- *			  had half its max_queue unsettled
+ * @close_writes_dropped: close-after-write events never posted: their
+ *			  closer's uid had half the group's max_queue in
+ *			  close-after-write events unsettled
  */
 struct dazukofs_stats {
 	atomic64_t events;
@@ -151,6 +155,29 @@ struct dazukofs_stats {
  */
 DECLARE_PER_CPU(struct dazukofs_stats, dazukofs_global_stats_pcpu);
 #define dazukofs_global_stats (*raw_cpu_ptr(&dazukofs_global_stats_pcpu))
+
+/**
+ * struct dazukofs_uid_load - one uid's share of a group's queue
+ * @node: in the group's @uid_loads, under the group's lock
+ * @uid: the opener's (or closer's) own fsuid, &struct dazukofs_event's
+ *	 @fsuid
+ * @events: its events in the group not settled yet, waiting or in hand:
+ *	    incremented under the group's lock, decremented without it
+ * @close_writes: those of @events that are close-after-write events (the
+ *		  same rules)
+ *
+ * Freed under the group's lock once idle (@events zero: no gevent points
+ * to it), or with the group.
+ */
+struct dazukofs_uid_load {
+	struct hlist_node node;
+	kuid_t uid;
+	atomic_t events;
+	atomic_t close_writes;
+};
+
+/* Bits of a group's uid_loads hash: 16 buckets. */
+#define DAZUKOFS_UID_LOAD_BITS	4
 
 /**
  * struct dazukofs_group - a pool of workers that must answer every event
@@ -194,6 +221,10 @@ DECLARE_PER_CPU(struct dazukofs_stats, dazukofs_global_stats_pcpu);
  * @unsettled: the group's events not settled yet, waiting or in hand:
  *	       incremented under the lock when one is posted, decremented
  *	       by dazukofs_settle() without it
+ * @uid_loads: each uid's share of @unsettled (&struct dazukofs_uid_load),
+ *	       under the lock: a full queue makes room at the expense of
+ *	       the uid holding the most (see dazukofs_post())
+ * @nr_uid_loads: entries in @uid_loads (lock)
  * @wq: readers waiting for an event
  * @stats: the group's counters
  * @cache_epoch: the epoch of the group's remembered verdicts (see
@@ -233,6 +264,8 @@ struct dazukofs_group {
 	unsigned int max_queue;
 	int overflow_action;
 	atomic_t unsettled;
+	DECLARE_HASHTABLE(uid_loads, DAZUKOFS_UID_LOAD_BITS);
+	unsigned int nr_uid_loads;
 	wait_queue_head_t wq;
 	struct dazukofs_stats stats;
 	u64 cache_epoch;
@@ -305,6 +338,7 @@ struct dazukofs_reader {
  * @state: where it is, under the group's lock
  * @holder: the worker that read it, while in hand (group's lock)
  * @group: the group; the event holds a reference on it
+ * @load: the share of the group's queue it counts in, until settled
  * @event: the event this is part of
  * @deadline: when the group's timeout settles it (jiffies), if @timed
  * @timed: the group had a timeout when the event was posted
@@ -318,6 +352,7 @@ struct dazukofs_gevent {
 	enum dazukofs_gevent_state state;
 	struct dazukofs_reader *holder;
 	struct dazukofs_group *group;
+	struct dazukofs_uid_load *load;
 	struct dazukofs_event *event;
 	unsigned long deadline;
 	bool timed;

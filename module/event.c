@@ -69,17 +69,29 @@ void dazukofs_put_event(struct dazukofs_event *event)
 	kmem_cache_free(dazukofs_event_cache, event);
 }
 
-/*
- * Settle one group's part of an event.  The caller has taken the gevent
- * off its group's lists and set it DONE under the group's lock.
- */
-static void dazukofs_settle(struct dazukofs_gevent *ge, int verdict)
+/* A gevent settled: it no longer counts in its group's queue. */
+static void dazukofs_unaccount(struct dazukofs_gevent *ge)
+{
+	struct dazukofs_uid_load *load = ge->load;
+
+	atomic_dec(&ge->group->unsettled);
+	if (ge->event->close_write)
+		atomic_dec(&load->close_writes);
+	/*
+	 * Release, and the last access: the load may be freed once this
+	 * reaches zero (dazukofs_uid_loads_prune()).
+	 */
+	atomic_dec_return_release(&load->events);
+}
+
+/* dazukofs_settle() for a gevent already unaccounted. */
+static void dazukofs_settle_unaccounted(struct dazukofs_gevent *ge,
+					int verdict)
 {
 	struct dazukofs_event *event = ge->event;
 
 	if (verdict == DAZUKOFS_DENY)
 		WRITE_ONCE(event->denied, true);
-	atomic_dec(&ge->group->unsettled);
 	/*
 	 * Fully ordered: the write of @denied comes before the count
 	 * reaches zero; pairs with atomic_read_acquire() in dazukofs_wait().
@@ -88,6 +100,16 @@ static void dazukofs_settle(struct dazukofs_gevent *ge, int verdict)
 		wake_up(&event->wq);
 	/* The gevent's own reference kept @event alive for the wake-up. */
 	dazukofs_put_event(event);
+}
+
+/*
+ * Settle one group's part of an event.  The caller has taken the gevent
+ * off its group's lists and set it DONE under the group's lock.
+ */
+static void dazukofs_settle(struct dazukofs_gevent *ge, int verdict)
+{
+	dazukofs_unaccount(ge);
+	dazukofs_settle_unaccounted(ge, verdict);
 }
 
 static void dazukofs_count_answer(struct dazukofs_stats *stats, int verdict,
@@ -198,9 +220,119 @@ static void dazukofs_overflow(struct dazukofs_event *event,
 			    action == DAZUKOFS_DENY ? "denied" : "allowed");
 }
 
+/* Idle uid loads a group keeps for reuse before it frees them. */
+#define DAZUKOFS_UID_LOADS_KEPT	64
+
+/* Under the group's lock: free the loads of uids that have no event. */
+static void dazukofs_uid_loads_prune(struct dazukofs_group *group)
+{
+	struct dazukofs_uid_load *load;
+	struct hlist_node *tmp;
+	int bkt;
+
+	lockdep_assert_held(&group->lock);
+	hash_for_each_safe(group->uid_loads, bkt, tmp, load, node) {
+		/* Acquire: pairs with the release in dazukofs_unaccount(). */
+		if (atomic_read_acquire(&load->events))
+			continue;
+		hash_del(&load->node);
+		group->nr_uid_loads--;
+		kfree(load);
+	}
+}
+
+/*
+ * Under the group's lock: @uid's share of the group's queue, made if it
+ * has none.  Posts run under RCU and this lock, so it is made without
+ * sleeping, once per uid while the uid has events (or while it is among
+ * the DAZUKOFS_UID_LOADS_KEPT kept).  Return: the load, NULL for no memory.
+ */
+static struct dazukofs_uid_load *
+dazukofs_uid_load_get(struct dazukofs_group *group, kuid_t uid)
+{
+	struct dazukofs_uid_load *load;
+
+	lockdep_assert_held(&group->lock);
+	hash_for_each_possible(group->uid_loads, load, node, __kuid_val(uid))
+		if (uid_eq(load->uid, uid))
+			return load;
+	if (group->nr_uid_loads >= DAZUKOFS_UID_LOADS_KEPT)
+		dazukofs_uid_loads_prune(group);
+	load = kzalloc(sizeof(*load), GFP_NOWAIT | __GFP_ACCOUNT | __GFP_NOWARN);
+	if (!load)
+		return NULL;
+	load->uid = uid;
+	hash_add(group->uid_loads, &load->node, __kuid_val(uid));
+	group->nr_uid_loads++;
+	return load;
+}
+
+/**
+ * dazukofs_make_room() - a full queue evicts from the uid holding the most
+ * @group: a group with max_queue events unsettled, its lock held
+ * @load: the share of the uid whose event finds the queue full
+ *
+ * As fq_codel drops from its fattest flow, the overflow falls on the uid
+ * holding the most events: when that is @load's uid (or no uid holds
+ * more), its new event overflows; otherwise the fattest uid's newest
+ * waiting event is taken off the queue to make room, unaccounted here so
+ * that the group never holds more than max_queue.  Events in a worker's
+ * hands are not taken back: with all of the fattest uid's there, the new
+ * event overflows.  A walk of the loads and the queue, on overflow only.
+ *
+ * Return: the gevent taken off (DONE, for dazukofs_settle_unaccounted()),
+ * or NULL if the new event overflows.
+ */
+static struct dazukofs_gevent *
+dazukofs_make_room(struct dazukofs_group *group, struct dazukofs_uid_load *load)
+{
+	struct dazukofs_uid_load *fattest = load, *l;
+	struct dazukofs_gevent *ge;
+	int bkt;
+
+	lockdep_assert_held(&group->lock);
+	hash_for_each(group->uid_loads, bkt, l, node)
+		if (atomic_read(&l->events) > atomic_read(&fattest->events))
+			fattest = l;
+	if (fattest == load)
+		return NULL;
+	list_for_each_entry_reverse(ge, &group->queue, node) {
+		if (ge->load != fattest)
+			continue;
+		list_del(&ge->node);
+		ge->state = DAZUKOFS_GE_DONE;
+		dazukofs_unaccount(ge);
+		return ge;
+	}
+	return NULL;
+}
+
+/*
+ * A gevent dazukofs_make_room() took off the queue: settled by the group's
+ * overflow_action, or allowed if nobody waits for it (a close).
+ */
+static void dazukofs_evicted(struct dazukofs_gevent *ge)
+{
+	struct dazukofs_group *group = ge->group;
+	int action = READ_ONCE(group->overflow_action);
+
+	atomic_dec(&group->stats.waiting);
+	atomic_dec(&dazukofs_global_stats.waiting);
+	atomic64_inc(&group->stats.overflows);
+	atomic64_inc(&dazukofs_global_stats.overflows);
+	pr_warn_ratelimited("group %s: max_queue reached: event %lu of uid %u, which holds the most, %s to make room\n",
+			    group->name, ge->event->id,
+			    from_kuid(&init_user_ns, ge->load->uid),
+			    ge->event->close_write ? "dropped" :
+			    action == DAZUKOFS_DENY ? "denied" : "allowed");
+	dazukofs_settle_unaccounted(ge, ge->event->close_write ?
+				    DAZUKOFS_ALLOW : action);
+}
+
 /*
  * Queue @event for @group, unless the group is inactive, or settle the
- * group's part at once if the group has max_queue events unsettled.
+ * group's part at once if the group has max_queue events unsettled and
+ * the event's uid holds the most of them.
  * Return: true if it overflowed.
  */
 static bool dazukofs_post(struct dazukofs_event *event,
@@ -208,6 +340,10 @@ static bool dazukofs_post(struct dazukofs_event *event,
 {
 	struct dazukofs_gevent *ge = &event->ge[event->nr];
 	unsigned int timeout_ms = READ_ONCE(group->timeout_ms);
+	unsigned int max_queue = READ_ONCE(group->max_queue);
+	struct dazukofs_gevent *evicted = NULL;
+	struct dazukofs_uid_load *load;
+	bool full;
 
 	ge->group = group;
 	ge->event = event;
@@ -222,13 +358,17 @@ static bool dazukofs_post(struct dazukofs_event *event,
 		spin_unlock(&group->lock);
 		return false;
 	}
+	load = dazukofs_uid_load_get(group, event->fsuid);
+	full = atomic_read(&group->unsettled) >= max_queue;
 	/*
-	 * Closes may fill half the queue at most: a burst of writes must
-	 * not make opens overflow.  A close not posted costs no safety, the
-	 * file's next open is an event as usual.
+	 * A uid's closes may fill half the queue at most, so that a burst of
+	 * writes does not make its own opens overflow, and a close makes no
+	 * room for itself.  A close not posted costs no safety: the file's
+	 * next open is an event as usual.
 	 */
 	if (event->close_write &&
-	    atomic_read(&group->unsettled) >= READ_ONCE(group->max_queue) / 2) {
+	    (!load || full ||
+	     atomic_read(&load->close_writes) >= max_queue / 2)) {
 		spin_unlock(&group->lock);
 		atomic64_inc(&group->stats.close_writes_dropped);
 		atomic64_inc(&dazukofs_global_stats.close_writes_dropped);
@@ -238,7 +378,9 @@ static bool dazukofs_post(struct dazukofs_event *event,
 	 * Posters are serialized by the lock, and settling only lowers the
 	 * count: the group never has more than max_queue events unsettled.
 	 */
-	if (atomic_read(&group->unsettled) >= READ_ONCE(group->max_queue)) {
+	if (load && full)
+		evicted = dazukofs_make_room(group, load);
+	if (!load || (full && !evicted)) {
 		int action = READ_ONCE(group->overflow_action);
 
 		spin_unlock(&group->lock);
@@ -246,6 +388,10 @@ static bool dazukofs_post(struct dazukofs_event *event,
 		return true;
 	}
 	atomic_inc(&group->unsettled);
+	atomic_inc(&load->events);
+	if (event->close_write)
+		atomic_inc(&load->close_writes);
+	ge->load = load;
 	/* Counted before a worker can see it: it may answer at once. */
 	dazukofs_group_get(group);
 	refcount_inc(&event->ref);
@@ -253,6 +399,8 @@ static bool dazukofs_post(struct dazukofs_event *event,
 	event->nr++;
 	list_add_tail(&ge->node, &group->queue);
 	spin_unlock(&group->lock);
+	if (evicted)
+		dazukofs_evicted(evicted);
 	event->busy_poll_us = max(event->busy_poll_us,
 				  READ_ONCE(group->busy_poll_us));
 

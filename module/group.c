@@ -92,6 +92,7 @@ struct dazukofs_group *dazukofs_group_create(const char *name,
 	spin_lock_init(&group->lock);
 	INIT_LIST_HEAD(&group->queue);
 	INIT_LIST_HEAD(&group->in_hand);
+	hash_init(group->uid_loads);
 	INIT_LIST_HEAD(&group->node);
 	init_waitqueue_head(&group->wq);
 	INIT_DELAYED_WORK(&group->grace_work, dazukofs_grace_expire);
@@ -228,5 +229,12 @@ void dazukofs_group_put(struct dazukofs_group *group)
 /* The item's release: the last reference to the group is gone. */
 void dazukofs_group_free(struct dazukofs_group *group)
 {
+	struct dazukofs_uid_load *load;
+	struct hlist_node *tmp;
+	int bkt;
+
+	/* No event refers to the group any more, nor to its loads. */
+	hash_for_each_safe(group->uid_loads, bkt, tmp, load, node)
+		kfree(load);
 	kfree(group);
 }

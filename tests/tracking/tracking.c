@@ -785,6 +785,100 @@ static void test_track_on_requeues_orphans(void **state)
 	assert_int_equal(G("events"), 2);
 }
 
+/* ---- fairness between uids ---- */
+
+#define FLOOD_UID	65534	/* nobody */
+#define OTHER_UID	65533
+
+/*
+ * One uid alone may fill the whole queue; its next open overflows (it
+ * holds the most).  Another uid's open then finds the queue full and
+ * makes room at the flooder's expense: the flooder's newest waiting event
+ * is settled by overflow_action (deny), and the other's is queued and
+ * served.
+ */
+static void test_fair_full_queue(void **state)
+{
+	enum { MAXQ = 8 };
+	pid_t flood[MAXQ + 1], other;
+	unsigned long id;
+	int dev;
+
+	(void)state;
+	assert_int_equal(group_setup("fair"), 0);
+	assert_int_equal(trk_cfg_write(cur_group, "max_queue", "8"), 0);
+	dev = dev_open();	/* a worker that reads only at the end */
+	for (int i = 0; i < MAXQ; i++) {
+		flood[i] = trk_opener_as(good_path, FLOOD_UID, O_RDONLY);
+		WAIT("waiting", i + 1);
+	}
+	assert_int_equal(G("overflows"), 0);
+	flood[MAXQ] = trk_opener_as(good_path, FLOOD_UID, O_RDONLY);
+	assert_int_equal(trk_child_wait(flood[MAXQ], SHORT_MS), EPERM);
+	assert_int_equal(G("overflows"), 1);
+
+	other = trk_opener_as(good_path, OTHER_UID, O_RDONLY);
+	WAIT("overflows", 2);
+	assert_int_equal(trk_child_wait(flood[MAXQ - 1], SHORT_MS), EPERM);
+	assert_blocked(other);
+	assert_int_equal(G("waiting"), MAXQ);
+
+	for (int i = 0; i < MAXQ; i++) {
+		assert_int_equal(trk_read_event_wait(dev, &id, SHORT_MS), 0);
+		assert_int_equal(trk_answer(dev, id, DAZUKOFS_ALLOW), 0);
+	}
+	assert_int_equal(trk_child_wait(other, SHORT_MS), 0);
+	for (int i = 0; i < MAXQ - 1; i++)
+		assert_int_equal(trk_child_wait(flood[i], SHORT_MS), 0);
+	WAIT("waiting", 0);
+	assert_int_equal(G("events"), MAXQ + 2);
+	assert_int_equal(G("allowed"), MAXQ);
+	assert_int_equal(G("overflows"), 2);
+}
+
+/*
+ * Close-after-write events may fill half the queue per uid: one uid's
+ * closes beyond its half are dropped, another uid's are still posted.
+ */
+static void test_fair_close_writes(void **state)
+{
+	enum { MAXQ = 8 };
+	char dir[600], path[700];
+	unsigned long id;
+	pid_t w;
+	int dev;
+
+	(void)state;
+	assert_int_equal(group_setup("fair-cw"), 0);
+	assert_int_equal(trk_cfg_write(cur_group, "max_queue", "8"), 0);
+	assert_int_equal(trk_cfg_write(cur_group, "events", "close_write"), 0);
+	snprintf(dir, sizeof(dir), "%s/fair-cw", mnt_dir);
+	assert_true(mkdir(dir, 0777) == 0 || errno == EEXIST);
+	assert_int_equal(chmod(dir, 0777), 0);
+	dev = dev_open();	/* a worker that reads only at the end */
+
+	for (int i = 0; i <= MAXQ / 2; i++) {
+		snprintf(path, sizeof(path), "%s/flood.%d", dir, i);
+		w = trk_opener_as(path, FLOOD_UID, O_WRONLY | O_CREAT | O_TRUNC);
+		assert_int_equal(trk_child_wait(w, SHORT_MS), 0);
+	}
+	assert_int_equal(G("waiting"), MAXQ / 2);
+	assert_int_equal(G("close_writes_dropped"), 1);
+
+	snprintf(path, sizeof(path), "%s/other", dir);
+	w = trk_opener_as(path, OTHER_UID, O_WRONLY | O_CREAT | O_TRUNC);
+	assert_int_equal(trk_child_wait(w, SHORT_MS), 0);
+	WAIT("waiting", MAXQ / 2 + 1);
+	assert_int_equal(G("close_writes_dropped"), 1);
+
+	for (int i = 0; i <= MAXQ / 2; i++) {
+		assert_int_equal(trk_read_event_wait(dev, &id, SHORT_MS), 0);
+		assert_int_equal(trk_answer(dev, id, DAZUKOFS_ALLOW), 0);
+	}
+	WAIT("waiting", 0);
+	WAIT("in_hand", 0);
+}
+
 /* ---- timeouts ---- */
 
 /* A worker stopped after reading cannot hold the opener past the timeout. */
@@ -1182,6 +1276,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_armed_by_hand, teardown),
 		cmocka_unit_test_teardown(test_untracked_close_keeps, teardown),
 		cmocka_unit_test_teardown(test_track_on_requeues_orphans, teardown),
+		cmocka_unit_test_teardown(test_fair_full_queue, teardown),
+		cmocka_unit_test_teardown(test_fair_close_writes, teardown),
 		cmocka_unit_test_teardown(test_timeout_stopped_worker, teardown),
 		cmocka_unit_test_teardown(test_timeout_busy_workers, teardown),
 		cmocka_unit_test_teardown(test_ignore_basic, teardown),

@@ -2,6 +2,7 @@
 /* Helpers shared by the tracking tests (see trk-util.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -197,6 +198,25 @@ pid_t trk_opener(const char *path)
 		trk_close_fds_except(-1);
 		fd = open(path, O_RDONLY);
 		_exit(fd < 0 ? errno : 0);
+	}
+	if (pid > 0)
+		trk_track_child(pid);
+	return pid;
+}
+
+pid_t trk_opener_as(const char *path, uid_t uid, int flags)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		int fd;
+
+		trk_close_fds_except(-1);
+		if (setgroups(0, NULL) || setresgid(uid, uid, uid) ||
+		    setresuid(uid, uid, uid))
+			_exit(126);
+		fd = open(path, flags, 0666);
+		_exit(fd < 0 ? errno : close(fd) ? errno : 0);
 	}
 	if (pid > 0)
 		trk_track_child(pid);

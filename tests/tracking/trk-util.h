@@ -36,6 +36,12 @@ void trk_close_fds_except(int keep);
 
 /* Fork a child that opens PATH read-only and exits with 0 or errno. */
 pid_t trk_opener(const char *path);
+/*
+ * The same as UID (and gid UID, no groups), opening with FLAGS (mode 0666
+ * if it creates) and closing: exits with 0 or errno, 126 if it could not
+ * change its ids.
+ */
+pid_t trk_opener_as(const char *path, uid_t uid, int flags);
 /* Wait up to MS ms for child PID: its exit code, or -1 if still running,
  * or -2 if it died of a signal. */
 int trk_child_wait(pid_t pid, int ms);
