@@ -209,7 +209,8 @@ int dazukofs_return_access(dazukofs_handle_t handle,
  * verdict for this group, so that later opens of the unchanged file make
  * no event (it is kept only if the file did not change since acc->fd was
  * opened, and for an open that writes or creates the file only if it is a
- * deny; see dazukofs_group_flush() to forget them all).
+ * deny; an open's allow does not answer a later exec, an exec's allow
+ * answers both; see dazukofs_group_flush() to forget them all).
  */
 #define DAZUKOFS_REMEMBER 1
 int dazukofs_return_access_flags(dazukofs_handle_t handle,

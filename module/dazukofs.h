@@ -466,12 +466,13 @@ void dazukofs_verdict_snapshot(struct dazukofs_group *group,
 			       struct dazukofs_snapshot *snap, bool deny_only);
 bool dazukofs_verdict_store(struct dazukofs_group *group,
 			    const struct path *lower,
-			    const struct dazukofs_snapshot *snap, int verdict);
+			    const struct dazukofs_snapshot *snap, int verdict,
+			    unsigned int type);
 bool dazukofs_verdict_view(const struct path *lower,
 			   struct dazukofs_verdict_view *view);
 void dazukofs_verdict_unview(struct dazukofs_verdict_view *view);
 int dazukofs_verdict_lookup(struct dazukofs_verdict_view *view,
-			    struct dazukofs_group *group);
+			    struct dazukofs_group *group, unsigned int kind);
 
 /* group.c */
 struct dazukofs_group *dazukofs_group_create(const char *name,

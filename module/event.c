@@ -579,7 +579,7 @@ static int dazukofs_remembered(struct dazukofs_verdict_view *view,
 
 		if (seen++ == now)
 			break;
-		verdict = dazukofs_verdict_lookup(view, group);
+		verdict = dazukofs_verdict_lookup(view, group, kind);
 		if (verdict < 0) {
 			if (dazukofs_group_wants(group, kind))
 				ret = -ENOENT;
@@ -663,7 +663,8 @@ static struct dazukofs_event *dazukofs_post_all(const struct path *lower_path,
 			continue;
 		if (view) {
 			/* Counted as hits by dazukofs_remembered(). */
-			int verdict = dazukofs_verdict_lookup(view, group);
+			int verdict = dazukofs_verdict_lookup(view, group,
+							      kind);
 
 			if (verdict == DAZUKOFS_DENY)
 				WRITE_ONCE(event->denied, true);
@@ -1071,7 +1072,7 @@ int dazukofs_answer_event(struct dazukofs_group *group, unsigned long id,
 			WRITE_ONCE(group->remembers, true);
 		/* Before settling: the gevent keeps the event alive. */
 		dazukofs_verdict_store(group, &found->event->path, &snap,
-				       verdict);
+				       verdict, found->event->type);
 	}
 
 	atomic_dec(&group->stats.in_hand);

@@ -56,7 +56,28 @@ struct dazukofs_verdict {
 	u64 epoch;		/* 0: empty */
 	struct dazukofs_stamp stamp;
 	bool deny;
+	u8 serves;		/* an allow: what it answers, see below */
 };
+
+/*
+ * The accesses that a remembered allow answers, by the event it was given
+ * for (the table in Documentation/filesystems/dazukofs.rst): an exec's
+ * allow answers later execs and opens; an open's, and a close's after a
+ * write, only opens, for a policy may allow reading what it would not let
+ * run.  A deny answers every access.
+ */
+static u8 dazukofs_allow_serves(unsigned int type)
+{
+	return type == DAZUKOFS_EVENT_EXEC ?
+	       DAZUKOFS_EVENT_OPEN | DAZUKOFS_EVENT_EXEC : DAZUKOFS_EVENT_OPEN;
+}
+
+/* What an access of @kind (DAZUKOFS_EVENT_* bits) needs an allow to serve. */
+static u8 dazukofs_access_needs(unsigned int kind)
+{
+	return kind & DAZUKOFS_EVENT_EXEC ? DAZUKOFS_EVENT_EXEC
+					  : DAZUKOFS_EVENT_OPEN;
+}
 
 /**
  * struct dazukofs_verdicts - the remembered verdicts on one lower inode
@@ -403,6 +424,8 @@ void dazukofs_verdict_snapshot(struct dazukofs_group *group,
  * @lower: the event's lower file
  * @snap: from dazukofs_verdict_snapshot() for the worker's fd
  * @verdict: DAZUKOFS_ALLOW or DAZUKOFS_DENY
+ * @type: the event's DAZUKOFS_EVENT_* type: which later accesses an allow
+ *	  answers (dazukofs_allow_serves()); allows on the same view add up
  *
  * Stored only if the file is as it was when the worker's fd was opened
  * (its stamp, and the changes its mark counted if one was made then),
@@ -415,8 +438,11 @@ void dazukofs_verdict_snapshot(struct dazukofs_group *group,
  */
 bool dazukofs_verdict_store(struct dazukofs_group *group,
 			    const struct path *lower,
-			    const struct dazukofs_snapshot *snap, int verdict)
+			    const struct dazukofs_snapshot *snap, int verdict,
+			    unsigned int type)
 {
+	bool deny = verdict == DAZUKOFS_DENY;
+	u8 serves = deny ? 0 : dazukofs_allow_serves(type);
 	struct inode *inode = d_inode(lower->dentry);
 	struct dazukofs_verdict *slot = NULL;
 	struct dazukofs_stamp now;
@@ -454,9 +480,14 @@ bool dazukofs_verdict_store(struct dazukofs_group *group,
 		}
 		if (!slot)
 			slot = &v->slot[v->next++ % DAZUKOFS_VERDICT_SLOTS];
+		/* An open's allow does not take back an exec's. */
+		if (!deny && slot->epoch == snap->epoch && !slot->deny &&
+		    dazukofs_stamp_eq(&slot->stamp, &snap->stamp))
+			serves |= slot->serves;
 		slot->epoch = snap->epoch;
 		slot->stamp = snap->stamp;
-		slot->deny = verdict == DAZUKOFS_DENY;
+		slot->deny = deny;
+		slot->serves = serves;
 	}
 	spin_unlock(&v->lock);
 	dazukofs_verdicts_put(v);
@@ -495,17 +526,20 @@ void dazukofs_verdict_unview(struct dazukofs_verdict_view *view)
 }
 
 /**
- * dazukofs_verdict_lookup() - a group's remembered verdict on the file
+ * dazukofs_verdict_lookup() - a group's remembered verdict on an access
  * @view: from dazukofs_verdict_view()
  * @group: the group
+ * @kind: the access, DAZUKOFS_EVENT_OPEN with or without _EXEC
  *
  * A verdict whose stamp no longer matches the file is dropped (a change
- * that made no fsnotify event) and counted as an invalidation.
+ * that made no fsnotify event) and counted as an invalidation.  An allow
+ * that does not serve @kind stays, for the accesses it serves.
  *
- * Return: DAZUKOFS_ALLOW, DAZUKOFS_DENY, or -ENOENT if there is none.
+ * Return: DAZUKOFS_ALLOW, DAZUKOFS_DENY, or -ENOENT if there is none for
+ * @kind.
  */
 int dazukofs_verdict_lookup(struct dazukofs_verdict_view *view,
-			    struct dazukofs_group *group)
+			    struct dazukofs_group *group, unsigned int kind)
 {
 	struct dazukofs_verdicts *v = view->verdicts;
 	u64 epoch = READ_ONCE(group->cache_epoch);
@@ -520,7 +554,10 @@ int dazukofs_verdict_lookup(struct dazukofs_verdict_view *view,
 		if (slot->epoch != epoch)
 			continue;
 		if (dazukofs_stamp_eq(&slot->stamp, &view->now)) {
-			verdict = slot->deny ? DAZUKOFS_DENY : DAZUKOFS_ALLOW;
+			if (slot->deny)
+				verdict = DAZUKOFS_DENY;
+			else if (slot->serves & dazukofs_access_needs(kind))
+				verdict = DAZUKOFS_ALLOW;
 		} else {
 			slot->epoch = 0;
 			stale = true;

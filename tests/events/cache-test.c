@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 #include <sys/xattr.h>
 
+#include "become-nobody.h"
 #include "ev.h"
 
 #define GROUP "cachetest"
@@ -130,6 +131,45 @@ static int open_served_flags(const char *name, int flags, int *events)
 static int open_served(const char *name, int *events)
 {
 	return open_served_flags(name, O_RDONLY, events);
+}
+
+/*
+ * execve() MNT/NAME in a child, as nobody, while serving the group as
+ * open_served_flags() does.  Return: 0 if the program ran and exited 0,
+ * EPERM if the exec was refused; *events: how many events it made.
+ */
+static int exec_served(const char *name, int *events)
+{
+	char path[512];
+	pid_t pid;
+	int rc;
+
+	path_in(path, sizeof(path), mnt, name);
+	*events = 0;
+	wait_past_mtime(name);
+	pid = fork();
+	if (pid == 0) {
+		if (become_nobody(false))
+			_exit(102);
+		execl(path, path, (char *)NULL);
+		_exit(errno == EPERM ? 100 : 101);
+	}
+	assert_true(pid > 0);
+	for (;;) {
+		struct dazukofs_proto_event ev;
+
+		rc = ev_opener_wait(pid, 20);
+		if (rc != EV_TIMEOUT)
+			break;
+		if (ev_read(devfd, &ev, 20))
+			continue;
+		(*events)++;
+		assert_int_equal(ev_answer_keep(devfd, ev.id,
+						 answer_by_content(&ev), 1), 0);
+		close(ev.fd);
+	}
+	assert_true(rc == 0 || rc == 100);
+	return rc == 100 ? EPERM : 0;
 }
 
 /* A clean file whose allow is remembered: the second open makes no event. */
@@ -841,6 +881,45 @@ static void close_write_half_queue(void **state)
 	assert_int_equal(ev_read(devfd, &ev, 0), -ETIMEDOUT);
 }
 
+/*
+ * A remembered allow serves only the accesses its event vouches for: an
+ * open's allow does not let an exec through unasked (a user who may read
+ * a file may try to run it); an exec's allow serves execs and opens.
+ */
+static void remembered_per_event_type(void **state)
+{
+	char path[512];
+	int events;
+
+	(void)state;
+	put_file(mnt, "type.sh", "#!/bin/sh\nexit 0\n");
+	path_in(path, sizeof(path), mnt, "type.sh");
+	assert_int_equal(chmod(path, 0755), 0);
+	assert_int_equal(set_events("open exec"), 0);
+
+	assert_int_equal(open_served("type.sh", &events), 0);
+	assert_int_equal(events, 1);
+	assert_int_equal(open_served("type.sh", &events), 0);
+	assert_int_equal(events, 0);
+	/* The open's allow does not answer the exec ... */
+	assert_int_equal(exec_served("type.sh", &events), 0);
+	assert_int_equal(events, 1);
+	/* ... the exec's allow is remembered, and answers both. */
+	assert_int_equal(exec_served("type.sh", &events), 0);
+	assert_int_equal(events, 0);
+	assert_int_equal(open_served("type.sh", &events), 0);
+	assert_int_equal(events, 0);
+
+	/* A remembered deny answers every access. */
+	put_file(mnt, "type-evil.sh", "#!/bin/sh\n# EVIL\nexit 0\n");
+	path_in(path, sizeof(path), mnt, "type-evil.sh");
+	assert_int_equal(chmod(path, 0755), 0);
+	assert_int_equal(open_served("type-evil.sh", &events), EPERM);
+	assert_int_equal(events, 1);
+	assert_int_equal(exec_served("type-evil.sh", &events), EPERM);
+	assert_int_equal(events, 0);
+}
+
 /* "exec" alone: execve makes events, other opens do not. */
 static void exec_events_only(void **state)
 {
@@ -944,6 +1023,8 @@ int main(int argc, char **argv)
 					  events_default),
 		cmocka_unit_test_teardown(close_write_half_queue, events_default),
 		cmocka_unit_test_teardown(exec_events_only, events_default),
+		cmocka_unit_test_teardown(remembered_per_event_type,
+					  events_default),
 	};
 	bool remote;
 	int id, rc, ign;
