@@ -319,6 +319,17 @@ static inline int dazukofs_backing_mmap(struct file *lower,
 }
 #endif
 
+/* v6.3 "mm: introduce vma->vm_flags wrapper functions" */
+static inline void dazukofs_vm_flags_clear(struct vm_area_struct *vma,
+					   vm_flags_t flags)
+{
+#ifdef DAZUKOFS_HAVE_VM_FLAGS_CLEAR
+	vm_flags_clear(vma, flags);
+#else
+	vma->vm_flags &= ~flags;
+#endif
+}
+
 /*
  * v6.6 "fs: add IOCB flags related to passing back dio completions": an
  * issuer may ask to complete a direct write itself, which a stacked file

@@ -17,6 +17,7 @@
 #include <linux/path.h>
 #include <linux/percpu.h>
 #include <linux/spinlock.h>
+#include <linux/user_namespace.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <uapi/linux/dazukofs.h>
@@ -29,19 +30,43 @@
  * struct dazukofs_sb_info - per-mount state
  * @lower: the directory the mount stacks on.  Set at mount time, constant
  *	   until the superblock dies; its references are held by the mount.
- * @nosuid: the lower mount is nosuid: setuid/setgid bits and file
- *	    capabilities take no effect through this mount either (set at
- *	    mount time, constant).  noexec and nodev carry over as the
- *	    superblock's SB_I_NOEXEC and SB_I_NODEV.
+ *
+ * The lower mount's noexec and nodev carry over at mount time as the
+ * superblock's SB_I_NOEXEC and SB_I_NODEV, and are followed afterwards
+ * (dazukofs_lower_mnt_flags()) as is nosuid (dazukofs_lower_nosuid()).
  */
 struct dazukofs_sb_info {
 	struct path lower;
-	bool nosuid;
 };
 
 static inline struct dazukofs_sb_info *dazukofs_sb(const struct super_block *sb)
 {
 	return sb->s_fs_info;
+}
+
+/*
+ * The lower mount's flags now, not at mount time: a remount of the lower
+ * (say, to noexec) applies through the mount too.  A plain load, as
+ * mnt_may_suid() and path_noexec() read them.
+ */
+static inline int dazukofs_lower_mnt_flags(const struct super_block *sb)
+{
+	return READ_ONCE(dazukofs_sb(sb)->lower.mnt->mnt_flags);
+}
+
+/*
+ * Do set-id bits and file capabilities on the lower take no effect?  On a
+ * nosuid lower mount; and on a lower owned by a user namespace, whose
+ * files only that namespace's processes may be granted privileges by
+ * (mnt_may_suid()): through the mount, which the initial namespace owns,
+ * they would be granted to everyone.
+ */
+static inline bool dazukofs_lower_nosuid(const struct super_block *sb)
+{
+	const struct vfsmount *lower_mnt = dazukofs_sb(sb)->lower.mnt;
+
+	return (dazukofs_lower_mnt_flags(sb) & MNT_NOSUID) ||
+	       lower_mnt->mnt_sb->s_user_ns != &init_user_ns;
 }
 
 static inline struct vfsmount *dazukofs_lower_mnt(const struct super_block *sb)

@@ -79,7 +79,14 @@ static int dazukofs_may_open_lower(const struct inode *lower_inode,
 static int dazukofs_open_check(struct inode *inode, struct file *file,
 			       const struct path *lower_path)
 {
-	dazukofs_copy_flags(inode);
+	/*
+	 * An exec reads the set-id bits from our inode next: copy them as
+	 * the lower mount's nosuid says now (dazukofs_copy_attr()).
+	 */
+	if (file->f_flags & __FMODE_EXEC)
+		dazukofs_copy_attr(inode);
+	else
+		dazukofs_copy_flags(inode);
 	return dazukofs_may_open_lower(d_inode(lower_path->dentry), file);
 }
 
@@ -375,6 +382,14 @@ static ssize_t dazukofs_splice_read(struct file *in, loff_t *ppos,
 static int dazukofs_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct dazukofs_backing_ctx ctx = dazukofs_read_ctx(file);
+
+	/* The lower mount's noexec now: do_mmap() looked only at ours. */
+	if (dazukofs_lower_mnt_flags(file_inode(file)->i_sb) & MNT_NOEXEC) {
+		if (vma->vm_flags & VM_EXEC)
+			return -EPERM;
+		/* Nor PROT_EXEC by a later mprotect(). */
+		dazukofs_vm_flags_clear(vma, VM_MAYEXEC);
+	}
 
 	return dazukofs_backing_mmap(dazukofs_lower_file(file), vma, &ctx);
 }

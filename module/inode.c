@@ -72,9 +72,9 @@ void dazukofs_copy_flags(struct inode *inode)
  *
  * getattr and permission checks always ask the lower inode; the copy serves
  * the VFS's own checks on the dazukofs inode (e.g. IS_APPEND, i_size, the
- * setuid bits at exec).  Over a nosuid lower the copy has no setuid or
- * setgid bit, so that exec through the mount grants nothing; stat() still
- * shows the lower's mode.  The flags are set atomically, under the mask
+ * setuid bits at exec).  Over a nosuid lower (dazukofs_lower_nosuid()) the
+ * copy has no setuid or setgid bit, so that exec through the mount grants
+ * nothing; stat() still shows the lower's mode.  The flags are set atomically, under the mask
  * only: a concurrent reader never sees a flag of the lower's machinery.
  *
  * Copies run concurrently (a write, its completion on a workqueue, a path
@@ -90,7 +90,7 @@ void dazukofs_copy_attr(struct inode *inode)
 
 	spin_lock(&inode->i_lock);
 	mode = READ_ONCE(lower_inode->i_mode);
-	if (dazukofs_sb(inode->i_sb)->nosuid) {
+	if (dazukofs_lower_nosuid(inode->i_sb)) {
 		mode &= ~S_ISUID;
 		/* setgid without group execute is mandatory locking, not exec */
 		if (mode & 0010)
@@ -162,9 +162,24 @@ struct inode *dazukofs_iget(struct super_block *sb, struct inode *lower_inode)
 	return inode;
 }
 
+/*
+ * Also the lower mount's noexec and nodev as they are now, which the VFS
+ * checks only on the dazukofs mount: an exec (MAY_EXEC | MAY_OPEN) and the
+ * open of a device node ask here first.
+ */
 int dazukofs_permission(dazukofs_idmap_t *idmap, struct inode *inode,
 			int mask)
 {
+	if (mask & MAY_OPEN) {
+		int lower_flags = dazukofs_lower_mnt_flags(inode->i_sb);
+
+		if ((mask & MAY_EXEC) && S_ISREG(inode->i_mode) &&
+		    (lower_flags & MNT_NOEXEC))
+			return -EACCES;
+		if ((S_ISCHR(inode->i_mode) || S_ISBLK(inode->i_mode)) &&
+		    (lower_flags & MNT_NODEV))
+			return -EACCES;
+	}
 	return inode_permission(dazukofs_lower_idmap(inode->i_sb),
 				dazukofs_lower_inode(inode), mask);
 }
@@ -191,7 +206,7 @@ static unsigned int dazukofs_privs_to_drop(struct super_block *sb,
 {
 	unsigned int kill = 0;
 
-	if (!dazukofs_sb(sb)->nosuid || S_ISDIR(lower_inode->i_mode))
+	if (!dazukofs_lower_nosuid(sb) || S_ISDIR(lower_inode->i_mode))
 		return 0;
 	if ((ia_valid & ATTR_MODE) &&
 	    !(ia_valid & (ATTR_KILL_SUID | ATTR_KILL_SGID)))

@@ -22,6 +22,9 @@
 #if defined(PROBE_FILE_LOCK_CORE)
 #include <linux/filelock.h>
 #endif
+#if defined(PROBE_VM_FLAGS_CLEAR)
+#include <linux/mm.h>
+#endif
 
 #ifdef PROBE_SANITY
 /* Compiles everywhere: if it does not, the probes themselves are broken. */
@@ -161,6 +164,15 @@ int dazukofs_probe(struct file *lower, struct vm_area_struct *vma)
 	};
 
 	return backing_file_mmap(lower, vma, &ctx);
+}
+#endif
+
+#ifdef PROBE_VM_FLAGS_CLEAR
+/* v6.3 "mm: introduce vma->vm_flags wrapper functions" */
+void dazukofs_probe(struct vm_area_struct *vma);
+void dazukofs_probe(struct vm_area_struct *vma)
+{
+	vm_flags_clear(vma, VM_MAYEXEC);
 }
 #endif
 

@@ -145,7 +145,6 @@ static int dazukofs_fill_super(struct super_block *sb, struct fs_context *fc)
 	if ((sbi->lower.mnt->mnt_flags & MNT_NODEV) ||
 	    (lower_sb->s_iflags & SB_I_NODEV))
 		sb->s_iflags |= SB_I_NODEV;
-	sbi->nosuid = sbi->lower.mnt->mnt_flags & MNT_NOSUID;
 
 	sb->s_stack_depth = lower_sb->s_stack_depth + 1;
 	sb->s_maxbytes = lower_sb->s_maxbytes;

@@ -20,7 +20,8 @@ static int dazukofs_xattr_get(const struct xattr_handler *handler,
 	 * Over a nosuid lower, file capabilities take no effect, as on the
 	 * lower itself: exec reads them through here.
 	 */
-	if (dazukofs_sb(dentry->d_sb)->nosuid && !strcmp(name, XATTR_NAME_CAPS))
+	if (dazukofs_lower_nosuid(dentry->d_sb) &&
+	    !strcmp(name, XATTR_NAME_CAPS))
 		return -ENODATA;
 	return vfs_getxattr(dazukofs_lower_idmap(dentry->d_sb),
 			    dazukofs_lower_dentry(dentry), name, buffer, size);

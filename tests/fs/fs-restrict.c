@@ -14,6 +14,10 @@
  *   - over a nosuid lower, whose set-id bits and file capabilities the
  *     dazukofs inode hides, truncate, chown and write by an unprivileged
  *     user still drop them from the lower file, as on the lower itself;
+ *   - nosuid, nodev and noexec set on (or cleared from) the lower mount
+ *     by a remount after the dazukofs mount was made hold at once;
+ *   - a lower owned by a user namespace grants no set-id bits or file
+ *     capabilities through the mount;
  *   - an automount point on the lower (debugfs' "tracing") is refused
  *     with EREMOTE instead of reaching a NULL ->d_automount.
  *
@@ -22,6 +26,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/mount.h>
+#include <sched.h>
 #include <grp.h>
 #include <linux/capability.h>
 #include <linux/fs.h>
@@ -37,6 +43,7 @@
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
@@ -541,6 +548,200 @@ static void test_noexec(void **state)
 	check_exec(MS_NOEXEC, 0);
 }
 
+/* Change the lower mount's own flags (a bind remount), as an admin would. */
+static void remount_lower(struct stack *s, unsigned long flags)
+{
+	assert_int_equal(mount(NULL, s->lower, NULL,
+			       MS_REMOUNT | MS_BIND | flags, NULL), 0);
+}
+
+/*
+ * nosuid, nodev and noexec set on the lower mount after the dazukofs mount
+ * was made, and after its inodes were cached, hold through it at once;
+ * cleared again, they stop holding.
+ */
+static void test_lower_remount_followed(void **state)
+{
+	struct stack s;
+	char suid[600], dev[600], prog[600], path[600];
+	unsigned long long capeff;
+	unsigned int euid;
+	int exec_errno, fd;
+	void *map;
+
+	(void)state;
+	stack_mount(&s, "remount", 0);
+	path_of(path, sizeof(path), s.lower, "suid");
+	copy_self(path, 04755);
+	path_of(suid, sizeof(suid), s.upper, "suid");
+	path_of(path, sizeof(path), s.lower, "null");
+	assert_int_equal(mknod(path, S_IFCHR | 0666, makedev(1, 3)), 0);
+	path_of(dev, sizeof(dev), s.upper, "null");
+	path_of(path, sizeof(path), s.lower, "prog");
+	copy_self(path, 0755);
+	path_of(prog, sizeof(prog), s.upper, "prog");
+
+	/* Before: everything works, and every inode is cached. */
+	assert_int_equal(run_as_nobody(suid, &euid, &capeff, &exec_errno), 0);
+	assert_int_equal(euid, 0);
+	fd = open(dev, O_RDWR);
+	assert_true(fd >= 0);
+	assert_int_equal(close(fd), 0);
+	assert_int_equal(run_as_nobody(prog, &euid, &capeff, &exec_errno), 0);
+
+	remount_lower(&s, MS_NOSUID);
+	assert_int_equal(run_as_nobody(suid, &euid, &capeff, &exec_errno), 0);
+	assert_int_equal(euid, NOBODY);
+
+	remount_lower(&s, MS_NOSUID | MS_NODEV);
+	errno = 0;
+	assert_int_equal(open(dev, O_RDWR), -1);
+	assert_int_equal(errno, EACCES);
+
+	remount_lower(&s, MS_NOSUID | MS_NODEV | MS_NOEXEC);
+	assert_int_equal(run_as_nobody(prog, &euid, &capeff, &exec_errno), 126);
+	assert_int_equal(exec_errno, EACCES);
+	fd = open(prog, O_RDONLY);
+	assert_true(fd >= 0);
+	errno = 0;
+	map = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+	assert_true(map == MAP_FAILED);
+	assert_int_equal(errno, EPERM);
+	/* Nor may a mapping made without PROT_EXEC gain it. */
+	map = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, fd, 0);
+	assert_true(map != MAP_FAILED);
+	errno = 0;
+	assert_int_equal(mprotect(map, 4096, PROT_READ | PROT_EXEC), -1);
+	assert_int_equal(errno, EACCES);
+	assert_int_equal(munmap(map, 4096), 0);
+	assert_int_equal(close(fd), 0);
+
+	remount_lower(&s, 0);
+	assert_int_equal(run_as_nobody(suid, &euid, &capeff, &exec_errno), 0);
+	assert_int_equal(euid, 0);
+	fd = open(dev, O_RDWR);
+	assert_true(fd >= 0);
+	assert_int_equal(close(fd), 0);
+	stack_umount(&s);
+}
+
+/*
+ * A tmpfs made by the root of a user namespace (its superblock owned by
+ * that namespace), as a detached mount: its fd, taken from the child that
+ * made it.  The child maps its root to ours, so its files belong to root.
+ * Return: the fd, or -1 if the kernel has no user namespaces.
+ */
+static int userns_tmpfs_fd(void)
+{
+	int go[2], back[2], fd, pidfd, status, err = 0;
+	char map[64], c;
+	pid_t pid;
+
+	assert_int_equal(pipe(go), 0);
+	assert_int_equal(pipe(back), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int fs, mnt;
+
+		close(go[1]);
+		close(back[0]);
+		if (unshare(CLONE_NEWUSER))
+			err = errno;
+		if (write(back[1], &err, sizeof(err)) != sizeof(err) || err ||
+		    read(go[0], &c, 1) != 1 || unshare(CLONE_NEWNS))
+			_exit(1);
+		fs = syscall(SYS_fsopen, "tmpfs", 0);
+		if (fs < 0 || syscall(SYS_fsconfig, fs, FSCONFIG_CMD_CREATE,
+				      NULL, NULL, 0))
+			_exit(2);
+		mnt = syscall(SYS_fsmount, fs, 0, 0);
+		if (mnt < 0 || write(back[1], &mnt, sizeof(mnt)) != sizeof(mnt) ||
+		    read(go[0], &c, 1) != 1)
+			_exit(3);
+		_exit(0);
+	}
+	/* Only the child writes back and reads go: a read sees it die. */
+	close(go[0]);
+	close(back[1]);
+	assert_int_equal(read(back[0], &err, sizeof(err)), sizeof(err));
+	if (err) {
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		close(go[1]);
+		close(back[0]);
+		/* A kernel without CONFIG_USER_NS (the debug kernel) */
+		assert_int_equal(err, EINVAL);
+		return -1;
+	}
+	snprintf(map, sizeof(map), "/proc/%d/uid_map", pid);
+	fd = open(map, O_WRONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "0 0 1", 5), 5);
+	assert_int_equal(close(fd), 0);
+	snprintf(map, sizeof(map), "/proc/%d/gid_map", pid);
+	fd = open(map, O_WRONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "0 0 1", 5), 5);
+	assert_int_equal(close(fd), 0);
+	assert_int_equal(write(go[1], "g", 1), 1);
+	assert_int_equal(read(back[0], &fd, sizeof(fd)), sizeof(fd));
+	pidfd = syscall(SYS_pidfd_open, pid, 0);
+	assert_true(pidfd >= 0);
+	fd = syscall(SYS_pidfd_getfd, pidfd, fd, 0);
+	assert_true(fd >= 0);
+	assert_int_equal(write(go[1], "d", 1), 1);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	close(pidfd);
+	close(go[1]);
+	close(back[0]);
+	return fd;
+}
+
+/*
+ * A lower owned by a user namespace grants set-id bits and file
+ * capabilities only to that namespace's processes: through the mount,
+ * which the initial namespace owns, it grants neither.
+ */
+static void test_userns_lower_nosuid(void **state)
+{
+	/* VFS_CAP_REVISION_2, CAP_DAC_OVERRIDE permitted and effective */
+	struct vfs_cap_data caps = {
+		.magic_etc = VFS_CAP_REVISION_2 | VFS_CAP_FLAGS_EFFECTIVE,
+		.data = { { .permitted = 1u << CAP_DAC_OVERRIDE } },
+	};
+	char lower[64], upper[512], path[600];
+	unsigned long long capeff;
+	unsigned int euid;
+	int exec_errno, mnt;
+
+	(void)state;
+	mnt = userns_tmpfs_fd();
+	if (mnt < 0)
+		skip();
+	snprintf(lower, sizeof(lower), "/proc/self/fd/%d", mnt);
+	path_of(upper, sizeof(upper), workdir, "userns-upper");
+	assert_true(mkdir(upper, 0755) == 0 || errno == EEXIST);
+	assert_int_equal(chmod(lower, 0755), 0);
+	path_of(path, sizeof(path), lower, "suid");
+	copy_self(path, 04755);
+	path_of(path, sizeof(path), lower, "fcaps");
+	copy_self(path, 0755);
+	assert_int_equal(setxattr(path, "security.capability", &caps,
+				  XATTR_CAPS_SZ_2, 0), 0);
+	assert_int_equal(mount(lower, upper, "dazukofs", 0, NULL), 0);
+
+	path_of(path, sizeof(path), upper, "suid");
+	assert_int_equal(run_as_nobody(path, &euid, &capeff, &exec_errno), 0);
+	assert_int_equal(euid, NOBODY);
+	path_of(path, sizeof(path), upper, "fcaps");
+	assert_int_equal(run_as_nobody(path, &euid, &capeff, &exec_errno), 0);
+	assert_int_equal(capeff, 0);
+
+	assert_int_equal(umount(upper), 0);
+	assert_int_equal(close(mnt), 0);
+}
+
 /*
  * debugfs' "tracing" is an automount point (of tracefs).  Through the
  * mount it is refused, never followed through a NULL ->d_automount.
@@ -594,6 +795,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_nodev),
 		cmocka_unit_test(test_exec_control),
 		cmocka_unit_test(test_noexec),
+		cmocka_unit_test(test_lower_remount_followed),
+		cmocka_unit_test(test_userns_lower_nosuid),
 		cmocka_unit_test(test_automount_refused),
 	};
 
