@@ -96,6 +96,31 @@ static void wait_past_mtime(const char *name)
 }
 
 /*
+ * Serve the group until child @pid exits: every event is answered by
+ * content, remembered.  Return: the child's exit code (ev_opener_wait());
+ * *events: how many events it made.
+ */
+static int serve_until_exit(pid_t pid, int *events)
+{
+	int rc;
+
+	*events = 0;
+	for (;;) {
+		struct dazukofs_proto_event ev;
+
+		rc = ev_opener_wait(pid, 20);
+		if (rc != EV_TIMEOUT)
+			return rc;
+		if (ev_read(devfd, &ev, 20))
+			continue;
+		(*events)++;
+		assert_int_equal(ev_answer_keep(devfd, ev.id,
+						 answer_by_content(&ev), 1), 0);
+		close(ev.fd);
+	}
+}
+
+/*
  * Open MNT/NAME with @flags in a child while serving the group: every
  * event is answered by content, remembered.  Return: the open's errno (0
  * if it opened); *events: how many events it made.
@@ -107,23 +132,10 @@ static int open_served_flags(const char *name, int flags, int *events)
 	int rc;
 
 	path_in(path, sizeof(path), mnt, name);
-	*events = 0;
 	wait_past_mtime(name);
 	pid = ev_opener_flags(path, flags);
 	assert_true(pid > 0);
-	for (;;) {
-		struct dazukofs_proto_event ev;
-
-		rc = ev_opener_wait(pid, 20);
-		if (rc != EV_TIMEOUT)
-			break;
-		if (ev_read(devfd, &ev, 20))
-			continue;
-		(*events)++;
-		assert_int_equal(ev_answer_keep(devfd, ev.id,
-						 answer_by_content(&ev), 1), 0);
-		close(ev.fd);
-	}
+	rc = serve_until_exit(pid, events);
 	assert_true(rc >= 0);
 	return rc;
 }
@@ -134,8 +146,8 @@ static int open_served(const char *name, int *events)
 }
 
 /*
- * execve() MNT/NAME in a child, as nobody, while serving the group as
- * open_served_flags() does.  Return: 0 if the program ran and exited 0,
+ * execve() MNT/NAME in a child, as nobody, while serving the group
+ * (serve_until_exit()).  Return: 0 if the program ran and exited 0,
  * EPERM if the exec was refused; *events: how many events it made.
  */
 static int exec_served(const char *name, int *events)
@@ -145,7 +157,6 @@ static int exec_served(const char *name, int *events)
 	int rc;
 
 	path_in(path, sizeof(path), mnt, name);
-	*events = 0;
 	wait_past_mtime(name);
 	pid = fork();
 	if (pid == 0) {
@@ -155,19 +166,7 @@ static int exec_served(const char *name, int *events)
 		_exit(errno == EPERM ? 100 : 101);
 	}
 	assert_true(pid > 0);
-	for (;;) {
-		struct dazukofs_proto_event ev;
-
-		rc = ev_opener_wait(pid, 20);
-		if (rc != EV_TIMEOUT)
-			break;
-		if (ev_read(devfd, &ev, 20))
-			continue;
-		(*events)++;
-		assert_int_equal(ev_answer_keep(devfd, ev.id,
-						 answer_by_content(&ev), 1), 0);
-		close(ev.fd);
-	}
+	rc = serve_until_exit(pid, events);
 	assert_true(rc == 0 || rc == 100);
 	return rc == 100 ? EPERM : 0;
 }
