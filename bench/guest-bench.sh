@@ -10,7 +10,8 @@
 # Configurations, for each lower filesystem (tmpfs, ext4 on a loop device);
 # each exposes the same data set (LOWER/data) at a directory M:
 #   lower      M = LOWER/data, no stacking (the baseline of the ratios)
-#   dazukofs   mount -t dazukofs LOWER/data M, no group
+#   dazukofs   mount -t dazukofs LOWER/data M (remember=on for ext4 on its
+#              loop device), no group
 #   overlay    single-layer read-write overlayfs: upperdir=LOWER/data,
 #              workdir on the same filesystem, an empty lowerdir
 #   bindfs     FUSE pass-through: bindfs LOWER/data M
@@ -182,7 +183,10 @@ setup_config() { # CONFIG LOWER
 	dazukofs|dz-g*)
 		M=/mnt/bench-dz
 		mkdir -p "$M"
-		mount -t dazukofs "$L/data" "$M" || fail "mount -t dazukofs"
+		# ext4 on a loop device remembers no verdict by default (its
+		# image could be rewritten unseen); this one is the bench's own.
+		mount -t dazukofs ${LOOPDEV:+-o remember=on} "$L/data" "$M" ||
+			fail "mount -t dazukofs"
 		if [[ $cfg == dz-g* ]]; then
 			local threads=${cfg#dz-g}
 			mkdir "$GDIR" || fail "mkdir $GDIR"

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # dazukofs_add_vm_test(NAME GUEST_SCRIPT [TIMEOUT seconds] [DEBUG] [ONLY series]
-#                      [APPEND kernel-args])
+#                      [APPEND kernel-args] [DISK megabytes])
 #
 # Adds ctest tests vm-NAME-6.1 and vm-NAME-6.12 (for the series among
 # DAZUKOFS_KERNELS) that run GUEST_SCRIPT in a VM with tests/vm/run-vm
@@ -13,17 +13,21 @@
 # the time limit: KASAN and lockdep make it 2-3x slower than Debian's.
 # ONLY: on that series alone (a test whose guest tools need that kernel).
 # APPEND: more kernel command line for the guest (run-vm --append).
+# DISK: a blank virtio disk for the guest (run-vm --disk).
 # A test's COST is its time limit, so that a clean build's `ctest -j2`, with
 # no timings of an earlier run, starts the longest (the debug ones) first.
 set(DAZUKOFS_DEBUG_SLOWDOWN 4)
 function(dazukofs_add_vm_test name script)
-  cmake_parse_arguments(PARSE_ARGV 2 VT "DEBUG" "TIMEOUT;ONLY;APPEND" "")
+  cmake_parse_arguments(PARSE_ARGV 2 VT "DEBUG" "TIMEOUT;ONLY;APPEND;DISK" "")
   if(NOT VT_TIMEOUT)
     set(VT_TIMEOUT 600)
   endif()
   set(_append)
   if(VT_APPEND)
     set(_append --append ${VT_APPEND})
+  endif()
+  if(VT_DISK)
+    list(APPEND _append --disk ${VT_DISK})
   endif()
   if(VT_DEBUG AND DAZUKOFS_DEBUG_KERNEL)
     math(EXPR _dbg_timeout "${VT_TIMEOUT} * ${DAZUKOFS_DEBUG_SLOWDOWN}")

@@ -30,6 +30,10 @@
  * struct dazukofs_sb_info - per-mount state
  * @lower: the directory the mount stacks on.  Set at mount time, constant
  *	   until the superblock dies; its references are held by the mount.
+ * @remember_opt: the remember= option as given (enum dazukofs_remember);
+ *		  read without a lock by show_options
+ * @remember: verdicts are remembered and used for opens through the mount
+ *	      (dazukofs_sb_remembers()); written under s_umount
  *
  * The lower mount's noexec and nodev carry over at mount time as the
  * superblock's SB_I_NOEXEC and SB_I_NODEV, and are followed afterwards
@@ -37,11 +41,29 @@
  */
 struct dazukofs_sb_info {
 	struct path lower;
+	u8 remember_opt;
+	bool remember;
 };
 
 static inline struct dazukofs_sb_info *dazukofs_sb(const struct super_block *sb)
 {
 	return sb->s_fs_info;
+}
+
+/* remember=: may verdicts be remembered for opens through the mount? */
+enum dazukofs_remember {
+	DAZUKOFS_REMEMBER_AUTO,	/* unless the lower can change unseen */
+	DAZUKOFS_REMEMBER_OFF,
+	DAZUKOFS_REMEMBER_ON,
+};
+
+/*
+ * Are verdicts remembered and used for opens through the mount?  Set at
+ * mount, changed by a remount: a plain load.
+ */
+static inline bool dazukofs_sb_remembers(const struct super_block *sb)
+{
+	return READ_ONCE(dazukofs_sb(sb)->remember);
 }
 
 /*
@@ -434,6 +456,7 @@ struct dazukofs_event {
 	atomic_t pending;
 	bool denied;
 	bool close_write;
+	bool remember;
 	wait_queue_head_t wq;
 	unsigned int busy_poll_us;
 	unsigned int nr;
@@ -456,7 +479,7 @@ void dazukofs_event_exit(void);
 int dazukofs_check_access(const struct path *lower_path,
 			  const struct file *file);
 bool dazukofs_close_write_wanted(void);
-void dazukofs_close_write(const struct path *lower_path);
+void dazukofs_close_write(const struct path *lower_path, bool remember);
 struct dazukofs_gevent *dazukofs_take_event(struct dazukofs_reader *reader,
 					    bool nonblock);
 void dazukofs_worker_add(struct dazukofs_reader *reader);
@@ -533,6 +556,10 @@ void dazukofs_stats_latency(struct dazukofs_stats *stats, u64 us);
 
 /* super.c */
 extern struct file_system_type dazukofs_fs_type;
+
+/* lowerdev.c */
+#define DAZUKOFS_WHY_LEN	64
+bool dazukofs_lower_changes_unseen(struct super_block *lower_sb, char *why);
 
 /* inode.c */
 struct inode *dazukofs_iget(struct super_block *sb, struct inode *lower_inode);

@@ -610,6 +610,8 @@ static unsigned int dazukofs_open_access(const struct file *file)
  * An event for the file, posted to every group that wants an access of
  * @kind and has no verdict for it in @view (NULL: none looked up).  Groups
  * made since the walk began may miss it: they came after the access.
+ * @remember: whether the mount remembers verdicts (dazukofs_sb_remembers()):
+ * if not, the workers' answers are not stored either.
  *
  * Return: the event, with the caller's reference (@event->nr is 0 if no
  * group took it), or NULL for no memory.  *@overflowed tells whether a
@@ -618,6 +620,7 @@ static unsigned int dazukofs_open_access(const struct file *file)
 static struct dazukofs_event *dazukofs_post_all(const struct path *lower_path,
 						unsigned int kind,
 						unsigned int access,
+						bool remember,
 						struct dazukofs_verdict_view *view,
 						bool *overflowed)
 {
@@ -639,6 +642,7 @@ static struct dazukofs_event *dazukofs_post_all(const struct path *lower_path,
 		else
 			event->type = DAZUKOFS_EVENT_OPEN;
 		event->access = access;
+		event->remember = remember;
 		rcu_read_lock();
 		/*
 		 * Read again inside the read-side section: a group whose
@@ -699,7 +703,7 @@ int dazukofs_check_access(const struct path *lower_path,
 			     DAZUKOFS_EVENT_EXEC : 0);
 	struct dazukofs_verdict_view view;
 	struct dazukofs_event *event;
-	bool overflowed, remembered;
+	bool overflowed, remember, remembered;
 	int err;
 
 	if (!static_branch_unlikely(&dazukofs_have_groups))
@@ -707,7 +711,8 @@ int dazukofs_check_access(const struct path *lower_path,
 	if (dazukofs_ignored())
 		return 0;
 
-	remembered = dazukofs_verdict_view(lower_path, &view);
+	remember = dazukofs_sb_remembers(file_inode(file)->i_sb);
+	remembered = remember && dazukofs_verdict_view(lower_path, &view);
 	if (remembered) {
 		err = dazukofs_remembered(&view, kind);
 		if (err != -ENOENT) {
@@ -716,7 +721,8 @@ int dazukofs_check_access(const struct path *lower_path,
 		}
 	}
 	event = dazukofs_post_all(lower_path, kind, dazukofs_open_access(file),
-				  remembered ? &view : NULL, &overflowed);
+				  remember, remembered ? &view : NULL,
+				  &overflowed);
 	if (remembered)
 		dazukofs_verdict_unview(&view);
 	if (!event)
@@ -771,6 +777,7 @@ bool dazukofs_close_write_wanted(void)
 /**
  * dazukofs_close_write() - a file written through a mount was closed
  * @lower_path: the lower file, whose open file was released already
+ * @remember: whether the mount it was written through remembers verdicts
  *
  * Post a close-after-write event to every group that wants one, unless
  * the file still has writers: the last of them posts it when it closes
@@ -781,7 +788,7 @@ bool dazukofs_close_write_wanted(void)
  * a writable file made the lower filesystem report a change, which
  * forgot it.
  */
-void dazukofs_close_write(const struct path *lower_path)
+void dazukofs_close_write(const struct path *lower_path, bool remember)
 {
 	struct dazukofs_event *event;
 	bool overflowed;
@@ -789,7 +796,8 @@ void dazukofs_close_write(const struct path *lower_path)
 	if (atomic_read(&d_inode(lower_path->dentry)->i_writecount) > 0)
 		return;
 	event = dazukofs_post_all(lower_path, DAZUKOFS_EVENT_CLOSE_WRITE,
-				  DAZUKOFS_ACCESS_WRITE, NULL, &overflowed);
+				  DAZUKOFS_ACCESS_WRITE, remember, NULL,
+				  &overflowed);
 	if (!event) {
 		pr_warn_ratelimited("no memory for a close-after-write event; the file is scanned when opened\n");
 		return;
@@ -1014,10 +1022,12 @@ void dazukofs_event_snapshot(struct dazukofs_gevent *ge,
 	 * used while the file is open for writing, the writer's close forgets
 	 * them, and a new file's view is nearly always racy.
 	 */
-	dazukofs_verdict_snapshot(group, &event->path, &snap,
-				  !event->close_write &&
-				  (event->access & (DAZUKOFS_ACCESS_WRITE |
-						    DAZUKOFS_ACCESS_CREATE)));
+	if (event->remember)
+		dazukofs_verdict_snapshot(group, &event->path, &snap,
+					  !event->close_write &&
+					  (event->access &
+					   (DAZUKOFS_ACCESS_WRITE |
+					    DAZUKOFS_ACCESS_CREATE)));
 	spin_lock(&group->lock);
 	if (ge->state == DAZUKOFS_GE_IN_HAND && ge->holder == reader)
 		ge->snap = snap;

@@ -187,7 +187,8 @@ static void dazukofs_closed_write_post(struct callback_head *work)
 		container_of(work, struct dazukofs_closed_write, work);
 	struct vfsmount *mnt = cw->mnt;
 
-	dazukofs_close_write(&cw->lower_path);
+	dazukofs_close_write(&cw->lower_path,
+			     dazukofs_sb_remembers(mnt->mnt_sb));
 	path_put(&cw->lower_path);
 	kfree(cw);
 	/* A last reference is dropped later, in a task or delayed work. */

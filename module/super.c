@@ -4,6 +4,8 @@
  * superblock-wide operations.
  */
 
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/fs.h>
 #include <linux/fs_context.h>
 #include <linux/fs_parser.h>
@@ -62,9 +64,21 @@ static int dazukofs_sync_fs(struct super_block *sb, int wait)
 	return err;
 }
 
+/* Indexed by enum dazukofs_remember, too (dazukofs_show_options()). */
+static const struct constant_table dazukofs_remember_values[] = {
+	{ "auto",	DAZUKOFS_REMEMBER_AUTO },
+	{ "off",	DAZUKOFS_REMEMBER_OFF },
+	{ "on",		DAZUKOFS_REMEMBER_ON },
+	{}
+};
+
 static int dazukofs_show_options(struct seq_file *m, struct dentry *root)
 {
-	/* The source shows as the mount's device; nothing else to report. */
+	u8 opt = READ_ONCE(dazukofs_sb(root->d_sb)->remember_opt);
+
+	/* The source shows as the mount's device; the default, auto, not. */
+	if (opt != DAZUKOFS_REMEMBER_AUTO)
+		seq_printf(m, ",remember=%s", dazukofs_remember_values[opt].name);
 	return 0;
 }
 
@@ -121,6 +135,74 @@ static int dazukofs_resolve_lower(struct fs_context *fc, struct path *lower)
 	return err;
 }
 
+/* The mount options being parsed, for a new mount or a remount. */
+struct dazukofs_fs_context {
+	u8 remember;
+	bool remember_set;
+};
+
+enum { DAZUKOFS_OPT_REMEMBER };
+
+static const struct fs_parameter_spec dazukofs_fs_parameters[] = {
+	fsparam_enum("remember", DAZUKOFS_OPT_REMEMBER,
+		     dazukofs_remember_values),
+	{}
+};
+
+/*
+ * To the kernel log, not only the mount's fs_context log, which only the
+ * mounter may read, and mount(8) shows only on failure.
+ */
+static void dazukofs_log_not_remembered(const struct path *lower,
+					const char *why)
+{
+	char *buf = __getname();
+	char *name = buf ? d_path(lower, buf, PATH_MAX) : ERR_PTR(-ENOMEM);
+
+	pr_info("%s is on %s, which can change unseen: verdicts are not remembered (remember=on overrides)\n",
+		IS_ERR(name) ? "a lower" : name, why);
+	if (buf)
+		__putname(buf);
+}
+
+/**
+ * dazukofs_apply_remember() - decide whether the mount remembers verdicts
+ * @sb: the dazukofs superblock, new or being remounted (s_umount held)
+ * @fc: the mount's options
+ *
+ * remember=auto remembers unless the lower's bytes may change where the
+ * kernel cannot see it (dazukofs_lower_changes_unseen()); it says so in
+ * the log, once per mount.  Verdicts already remembered stay on the lower
+ * files, for other mounts: a mount that does not remember neither uses
+ * nor stores them.
+ */
+static void dazukofs_apply_remember(struct super_block *sb,
+				    struct fs_context *fc)
+{
+	struct dazukofs_fs_context *ctx = fc->fs_private;
+	struct dazukofs_sb_info *sbi = dazukofs_sb(sb);
+	char why[DAZUKOFS_WHY_LEN];
+	bool remember;
+
+	if (fc->purpose == FS_CONTEXT_FOR_RECONFIGURE && !ctx->remember_set)
+		return;
+	WRITE_ONCE(sbi->remember_opt, ctx->remember);
+	switch (ctx->remember) {
+	case DAZUKOFS_REMEMBER_ON:
+		remember = true;
+		break;
+	case DAZUKOFS_REMEMBER_OFF:
+		remember = false;
+		break;
+	default:
+		remember = !dazukofs_lower_changes_unseen(sbi->lower.dentry->d_sb,
+							  why);
+		if (!remember)
+			dazukofs_log_not_remembered(&sbi->lower, why);
+	}
+	WRITE_ONCE(sbi->remember, remember);
+}
+
 static int dazukofs_fill_super(struct super_block *sb, struct fs_context *fc)
 {
 	struct dazukofs_sb_info *sbi;
@@ -137,6 +219,7 @@ static int dazukofs_fill_super(struct super_block *sb, struct fs_context *fc)
 	if (err)
 		return err;
 	lower_sb = sbi->lower.dentry->d_sb;
+	dazukofs_apply_remember(sb, fc);
 
 	/* Never grant through the mount what the lower mount refuses. */
 	if ((sbi->lower.mnt->mnt_flags & MNT_NOEXEC) ||
@@ -186,22 +269,53 @@ static int dazukofs_get_tree(struct fs_context *fc)
 }
 
 /*
- * dazukofs takes no options.  Returning -ENOPARAM lets the VFS take the
- * source and refuse anything else with "Unknown parameter".
+ * remember= is the only option.  For anything else -ENOPARAM lets the VFS
+ * take the source and refuse the rest with "Unknown parameter".
  */
 static int dazukofs_parse_param(struct fs_context *fc,
 				struct fs_parameter *param)
 {
-	return -ENOPARAM;
+	struct dazukofs_fs_context *ctx = fc->fs_private;
+	struct fs_parse_result result;
+	int opt;
+
+	opt = fs_parse(fc, dazukofs_fs_parameters, param, &result);
+	if (opt < 0)
+		return opt;
+	if (opt == DAZUKOFS_OPT_REMEMBER) {
+		ctx->remember = result.uint_32;
+		ctx->remember_set = true;
+	}
+	return 0;
+}
+
+static int dazukofs_reconfigure(struct fs_context *fc)
+{
+	dazukofs_apply_remember(fc->root->d_sb, fc);
+	return 0;
+}
+
+static void dazukofs_free_fc(struct fs_context *fc)
+{
+	kfree(fc->fs_private);
 }
 
 static const struct fs_context_operations dazukofs_context_ops = {
+	.free		= dazukofs_free_fc,
 	.parse_param	= dazukofs_parse_param,
 	.get_tree	= dazukofs_get_tree,
+	.reconfigure	= dazukofs_reconfigure,
 };
 
 static int dazukofs_init_fs_context(struct fs_context *fc)
 {
+	struct dazukofs_fs_context *ctx;
+
+	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
+	if (!ctx)
+		return -ENOMEM;
+	ctx->remember = DAZUKOFS_REMEMBER_AUTO;
+	fc->fs_private = ctx;
 	fc->ops = &dazukofs_context_ops;
 	return 0;
 }
@@ -221,6 +335,7 @@ struct file_system_type dazukofs_fs_type = {
 	.owner			= THIS_MODULE,
 	.name			= DAZUKOFS_NAME,
 	.init_fs_context	= dazukofs_init_fs_context,
+	.parameters		= dazukofs_fs_parameters,
 	.kill_sb		= dazukofs_kill_sb,
 };
 MODULE_ALIAS_FS(DAZUKOFS_NAME);

@@ -30,7 +30,9 @@
  * matched again and are overwritten in time.
  *
  * Remote lowers (NFS, FUSE, 9p, ...) change behind the kernel's back:
- * nothing is remembered for them.
+ * nothing is remembered for them.  Nor, unless the mount says remember=on,
+ * for lowers on block devices that can (lowerdev.c); such a mount's opens
+ * neither use nor store verdicts (event->remember).
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt

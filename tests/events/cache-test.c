@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cache-test LOWER MNT [FILTER]: the verdict cache, as root in the VM.
+ * cache-test LOWER MNT [FILTER | --remembers-nothing | --image IMAGE]: the
+ * verdict cache, as root in the VM.
  *
  * The test is the group's only worker: it reads each event itself, decides
  * by the file's content as the event's fd shows it (the word EVIL means
@@ -967,28 +968,117 @@ static void bad_remember_answers(void **state)
 }
 
 /*
- * Run with --remote over a lower whose server may change files behind the
- * kernel's back (the harness's 9p share): nothing is remembered there.
+ * Run with --remembers-nothing over a mount that remembers no verdict: a
+ * remote lower (the harness's 9p share, whose server may change files
+ * behind the kernel's back), one on a loop device (remember=auto), one
+ * mounted with remember=off.  Every open is an event.
  */
-static void remote_remembers_nothing(void **state)
+static void remembers_nothing(void **state)
 {
+	long long hits = ev_ctr(GROUP, "cache_hits");
 	int events, i;
 
 	(void)state;
-	put_file(mnt, "remote-clean", CLEAN);
-	put_file(mnt, "remote-evil", EVIL);
+	put_file(mnt, "forgotten-clean", CLEAN);
+	put_file(mnt, "forgotten-evil", EVIL);
 	for (i = 0; i < 2; i++) {
-		assert_int_equal(open_served("remote-clean", &events), 0);
+		assert_int_equal(open_served("forgotten-clean", &events), 0);
 		assert_int_equal(events, 1);
-		assert_int_equal(open_served("remote-evil", &events), EPERM);
+		assert_int_equal(open_served("forgotten-evil", &events), EPERM);
 		assert_int_equal(events, 1);
 	}
+	assert_int_equal(ev_ctr(GROUP, "cache_hits"), hits);
+}
+
+static const char *image;
+
+/* A file of its own in the image, at a block's start; same length. */
+#define BELOW_CLEAN "clean bytes in a loop image #42\n"
+#define BELOW_EVIL  "EVIL bytes in a loop image #42!\n"
+_Static_assert(sizeof(BELOW_CLEAN) == sizeof(BELOW_EVIL),
+	       "BELOW_CLEAN and BELOW_EVIL differ in size");
+
+/*
+ * As the image's owner (nobody), who needs no privilege for it: rewrite
+ * every block of the image that begins with BELOW_CLEAN.  Return: how many
+ * (a child's exit code), 0 if none or on error.
+ */
+static int rewrite_image_as_nobody(void)
+{
+	static char buf[1 << 20];
+	int fd, found = 0;
+	ssize_t n;
+	off_t at;
+
+	if (become_nobody(false))
+		return 0;
+	fd = open(image, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	for (at = 0; (n = pread(fd, buf, sizeof(buf), at)) > 0; at += n) {
+		/* ext4's smallest block is 1 KiB: file data starts at one. */
+		for (ssize_t off = 0; off + 1024 <= n; off += 1024) {
+			if (memcmp(buf + off, BELOW_CLEAN, strlen(BELOW_CLEAN)))
+				continue;
+			if (pwrite(fd, BELOW_EVIL, strlen(BELOW_EVIL),
+				   at + off) != (ssize_t)strlen(BELOW_EVIL))
+				return 0;
+			found++;
+		}
+	}
+	return fsync(fd) ? 0 : found;
+}
+
+/*
+ * Run with --image IMAGE over ext4 on a loop device over IMAGE, a file its
+ * owner (nobody) may write, as udisks sets one up for a user.  A clean
+ * file is opened (and its verdict asked to be remembered); then nobody
+ * rewrites its bytes in the image, and its pages leave the page cache
+ * (fadvise here; memory pressure does it for anyone).  The next open must
+ * be scanned anew: the file now reads EVIL.
+ */
+static void image_rewritten_below(void **state)
+{
+	char path[512], buf[sizeof(BELOW_EVIL)];
+	int events, fd, status;
+	pid_t pid;
+
+	(void)state;
+	put_file(mnt, "below", BELOW_CLEAN);
+	/* Its bytes in the image, and an inode kept with its mark. */
+	path_in(path, sizeof(path), lower, "below");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(fsync(fd), 0);
+	assert_int_equal(open_served("below", &events), 0);
+	assert_int_equal(events, 1);
+
+	pid = fork();
+	if (pid == 0)
+		_exit(rewrite_image_as_nobody());
+	assert_true(pid > 0);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 1);
+	assert_int_equal(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED), 0);
+	assert_int_equal(pread(fd, buf, sizeof(buf) - 1, 0),
+			 (ssize_t)strlen(BELOW_EVIL));
+	buf[sizeof(buf) - 1] = '\0';
+	assert_string_equal(buf, BELOW_EVIL);
+
+	assert_int_equal(open_served("below", &events), EPERM);
+	assert_int_equal(events, 1);
+	assert_int_equal(close(fd), 0);
 }
 
 int main(int argc, char **argv)
 {
-	const struct CMUnitTest remote_tests[] = {
-		cmocka_unit_test(remote_remembers_nothing),
+	const struct CMUnitTest forgetful_tests[] = {
+		cmocka_unit_test(remembers_nothing),
+	};
+	const struct CMUnitTest image_tests[] = {
+		cmocka_unit_test(remembers_nothing),
+		cmocka_unit_test(image_rewritten_below),
 	};
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(remembered_allow_makes_no_event),
@@ -1025,18 +1115,25 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(remembered_per_event_type,
 					  events_default),
 	};
-	bool remote;
+	bool forgetful = false;
 	int id, rc, ign;
 
-	if (argc < 3) {
-		fprintf(stderr, "usage: cache-test LOWER MNT [FILTER | --remote]\n");
+	if (argc < 3 || argc > 5) {
+		fprintf(stderr, "usage: cache-test LOWER MNT [FILTER | --remembers-nothing | --image IMAGE]\n");
 		return 2;
 	}
 	lower = argv[1];
 	mnt = argv[2];
-	remote = argc > 3 && !strcmp(argv[3], "--remote");
-	if (argc > 3 && !remote)
+	if (argc == 4 && !strcmp(argv[3], "--remembers-nothing"))
+		forgetful = true;
+	else if (argc == 5 && !strcmp(argv[3], "--image"))
+		image = argv[4];
+	else if (argc == 4 && argv[3][0] != '-')
 		cmocka_set_test_filter(argv[3]);
+	else if (argc > 3) {
+		fprintf(stderr, "cache-test: bad arguments\n");
+		return 2;
+	}
 	ign = open(DAZUKOFS_DEV_PREFIX "ign", O_RDONLY | O_CLOEXEC);
 	if (ign < 0) {
 		fprintf(stderr, "cache-test: open the ignore device: %s\n",
@@ -1053,8 +1150,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cache-test: open device: %s\n", strerror(-devfd));
 		return 1;
 	}
-	if (remote)
-		rc = cmocka_run_group_tests(remote_tests, NULL, NULL);
+	if (forgetful)
+		rc = cmocka_run_group_tests(forgetful_tests, NULL, NULL);
+	else if (image)
+		rc = cmocka_run_group_tests(image_tests, NULL, NULL);
 	else
 		rc = cmocka_run_group_tests(tests, NULL, NULL);
 	close(devfd);
