@@ -23,7 +23,9 @@
 #include <errno.h>
 #include <liburing.h>
 #include <poll.h>
+#include <sched.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
 
@@ -948,6 +950,155 @@ static void exec_events_only(void **state)
 	assert_int_equal(ev_opener_wait(pid, 10000), 100);
 }
 
+/* Write @content over the start of @path, through a shared mapping or not. */
+static int overwrite(const char *path, const char *content, bool mapped)
+{
+	size_t len = strlen(content);
+	int fd = open(path, O_RDWR | O_CLOEXEC);
+	char *map;
+
+	if (fd < 0)
+		return -1;
+	if (!mapped) {
+		if (pwrite(fd, content, len, 0) != (ssize_t)len)
+			return -1;
+		return close(fd);
+	}
+	map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED)
+		return -1;
+	memcpy(map, content, len);
+	if (munmap(map, len))
+		return -1;
+	return close(fd);
+}
+
+static int write_map(const char *file, const char *line)
+{
+	int fd = open(file, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, line, strlen(line));
+	close(fd);
+	return n == (ssize_t)strlen(line) ? 0 : -1;
+}
+
+#define OVL_NO_USERNS 77
+#define OVL_NO_USER_XATTR 78
+
+/*
+ * A child: mount an overlayfs whose upper layer is @dir/up (on the mount)
+ * at @dir/merged, in a mount namespace of its own, and turn @dir/merged/f
+ * EVIL through it.  With @userns, as nobody in a user namespace of its own,
+ * as any user may (OVL_NO_USERNS if the kernel has none, OVL_NO_USER_XATTR
+ * if overlayfs cannot use the mount as its upper layer there).
+ */
+static int overlay_write_child(const char *dir, bool userns, bool mapped)
+{
+	char opts[1024], merged[512], file[600];
+
+	if (userns) {
+		/* No such entry: a kernel without CONFIG_USER_NS. */
+		if (access("/proc/self/ns/user", F_OK))
+			return OVL_NO_USERNS;
+		/* Dumpable again after the change of uid: else /proc/self is root's. */
+		if (become_nobody(false) || prctl(PR_SET_DUMPABLE, 1, 0, 0, 0))
+			return 1;
+		if (unshare(CLONE_NEWUSER)) {
+			fprintf(stderr, "unshare(CLONE_NEWUSER): %s\n",
+				strerror(errno));
+			return 2;
+		}
+		if (write_map("/proc/self/setgroups", "deny") ||
+		    write_map("/proc/self/uid_map", "0 65534 1") ||
+		    write_map("/proc/self/gid_map", "0 65534 1"))
+			return 3;
+	}
+	if (unshare(CLONE_NEWNS)) {
+		fprintf(stderr, "unshare(CLONE_NEWNS): %s\n", strerror(errno));
+		return 2;
+	}
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+		return 4;
+	snprintf(opts, sizeof(opts),
+		 "lowerdir=%s/low,upperdir=%s/up,workdir=%s/work%s", dir, dir,
+		 dir, userns ? ",userxattr" : "");
+	snprintf(merged, sizeof(merged), "%s/merged", dir);
+	/*
+	 * In a user namespace overlayfs keeps user.* xattrs on its upper
+	 * layer, which it requires of an upper with revalidated dentries,
+	 * as dazukofs's are: tmpfs has them since 6.6 only.
+	 */
+	snprintf(file, sizeof(file), "%s/up", dir);
+	if (userns && setxattr(file, "user.cachetest", "1", 1, 0) &&
+	    errno == EOPNOTSUPP)
+		return OVL_NO_USER_XATTR;
+	if (mount("overlay", merged, "overlay", 0, opts))
+		return 5;
+	snprintf(file, sizeof(file), "%s/f", merged);
+	return overwrite(file, EVIL, mapped) ? 6 : 0;
+}
+
+/*
+ * overlayfs with its upper layer on the mount (6.1's opens the upper file
+ * with FMODE_NONOTIFY, which must not reach the lower file that dazukofs
+ * opens for it: its changes would make no fsnotify events).  A file
+ * remembered clean is made EVIL through the overlay, by write() and
+ * through a shared mapping, by root and by a user in a user namespace;
+ * its next open through the mount must be scanned anew.  A regression
+ * test: no stale verdict was found this way.
+ */
+static void overlay_upper_on_mount(void **state)
+{
+	static const char *const sub[] = { "low", "up", "work", "merged" };
+	char dir[512], path[600], name[64];
+	int variant, events, rc;
+	size_t i;
+	pid_t pid;
+
+	(void)state;
+	for (variant = 0; variant < 4; variant++) {
+		bool userns = variant & 2, mapped = variant & 1;
+
+		snprintf(name, sizeof(name), "ovl%d", variant);
+		path_in(dir, sizeof(dir), mnt, name);
+		assert_int_equal(mkdir(dir, 0755), 0);
+		for (i = 0; i < sizeof(sub) / sizeof(sub[0]); i++) {
+			snprintf(path, sizeof(path), "%s/%s", dir, sub[i]);
+			assert_int_equal(mkdir(path, 0755), 0);
+			assert_int_equal(chown(path, NOBODY_ID, NOBODY_ID), 0);
+		}
+		snprintf(name, sizeof(name), "ovl%d/up/f", variant);
+		cached_clean(name);
+		path_in(path, sizeof(path), mnt, name);
+		assert_int_equal(chown(path, NOBODY_ID, NOBODY_ID), 0);
+		/* That was a change: remembered clean again. */
+		assert_int_equal(open_served(name, &events), 0);
+		assert_int_equal(open_served(name, &events), 0);
+		assert_int_equal(events, 0);
+
+		pid = fork();
+		if (pid == 0)
+			_exit(overlay_write_child(dir, userns, mapped));
+		assert_true(pid > 0);
+		rc = serve_until_exit(pid, &events);
+		if (rc == OVL_NO_USERNS || rc == OVL_NO_USER_XATTR) {
+			print_message("overlay variant %d: %s: as root only\n",
+				      variant, rc == OVL_NO_USERNS ?
+				      "no user namespaces" :
+				      "the lower has no user xattrs");
+			continue;
+		}
+		if (rc)
+			fail_msg("overlay variant %d: the child failed at step %d",
+				 variant, rc);
+		assert_int_equal(open_served(name, &events), EPERM);
+		assert_int_equal(events, 1);
+	}
+}
+
 /* Bad answers are refused and change nothing. */
 static void bad_remember_answers(void **state)
 {
@@ -1099,6 +1250,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(flush_forgets),
 		cmocka_unit_test(writer_during_scan_not_remembered),
 		cmocka_unit_test(bad_remember_answers),
+		cmocka_unit_test(overlay_upper_on_mount),
 		cmocka_unit_test_teardown(events_attribute, events_default),
 		cmocka_unit_test_teardown(close_write_after_write, events_default),
 		cmocka_unit_test_teardown(close_write_after_mmap_write,
