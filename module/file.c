@@ -93,12 +93,21 @@ static int dazukofs_open_check(struct inode *inode, struct file *file,
 /* Open the lower file that the dazukofs file does its I/O through. */
 static int dazukofs_open_lower(struct file *file, const struct path *lower_path)
 {
+	/* Creation and truncation were done through the inode operations. */
+	int flags = file->f_flags & ~(O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC);
 	struct file *lower;
 
-	/* Creation and truncation were done through the inode operations. */
-	lower = dazukofs_open_backing(file, file->f_flags &
-				      ~(O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC),
-				      lower_path, current_cred());
+	/*
+	 * 6.1's overlayfs opens the files of its upper layer with
+	 * FMODE_NONOTIFY, under its own path.  A lower file opened for
+	 * writing that way would change with no fsnotify event: the lower's
+	 * watchers, the verdict cache's mark among them, would not hear of
+	 * it.  (A fanotify listener's own fd keeps it: under our path.)
+	 */
+	if ((file->f_mode & FMODE_WRITE) &&
+	    file->f_path.dentry->d_sb != file_inode(file)->i_sb)
+		flags &= ~__FMODE_NONOTIFY;
+	lower = dazukofs_open_backing(file, flags, lower_path, current_cred());
 	if (IS_ERR(lower))
 		return PTR_ERR(lower);
 

@@ -24,6 +24,7 @@
 #include <liburing.h>
 #include <poll.h>
 #include <sched.h>
+#include <sys/inotify.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -1047,14 +1048,18 @@ static int overlay_write_child(const char *dir, bool userns, bool mapped)
  * opens for it: its changes would make no fsnotify events).  A file
  * remembered clean is made EVIL through the overlay, by write() and
  * through a shared mapping, by root and by a user in a user namespace;
- * its next open through the mount must be scanned anew.  A regression
- * test: no stale verdict was found this way.
+ * its next open through the mount must be scanned anew, and the lower
+ * file must report the change to its watchers (the verdict cache's mark
+ * among them).
  */
 static void overlay_upper_on_mount(void **state)
 {
 	static const char *const sub[] = { "low", "up", "work", "merged" };
 	char dir[512], path[600], name[64];
-	int variant, events, rc;
+	char inobuf[sizeof(struct inotify_event) + NAME_MAX + 1]
+		__attribute__((aligned(__alignof__(struct inotify_event))));
+	int variant, events, rc, ino;
+	ssize_t n;
 	size_t i;
 	pid_t pid;
 
@@ -1079,11 +1084,19 @@ static void overlay_upper_on_mount(void **state)
 		assert_int_equal(open_served(name, &events), 0);
 		assert_int_equal(events, 0);
 
+		/* The lower file must report the change: its close at least. */
+		path_in(path, sizeof(path), lower, name);
+		ino = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+		assert_true(ino >= 0);
+		assert_true(inotify_add_watch(ino, path, IN_CLOSE_WRITE) >= 0);
+
 		pid = fork();
 		if (pid == 0)
 			_exit(overlay_write_child(dir, userns, mapped));
 		assert_true(pid > 0);
 		rc = serve_until_exit(pid, &events);
+		n = read(ino, inobuf, sizeof(inobuf));
+		close(ino);
 		if (rc == OVL_NO_USERNS || rc == OVL_NO_USER_XATTR) {
 			print_message("overlay variant %d: %s: as root only\n",
 				      variant, rc == OVL_NO_USERNS ?
@@ -1094,6 +1107,9 @@ static void overlay_upper_on_mount(void **state)
 		if (rc)
 			fail_msg("overlay variant %d: the child failed at step %d",
 				 variant, rc);
+		if (n <= 0)
+			fail_msg("overlay variant %d: no close-write on the lower file (FMODE_NONOTIFY inherited?)",
+				 variant);
 		assert_int_equal(open_served(name, &events), EPERM);
 		assert_int_equal(events, 1);
 	}
