@@ -59,12 +59,18 @@ static int show_mounts(const struct ctl *ctl)
 	while (!mnt_table_next_fs(tb, it, &fs)) {
 		const char *type = mnt_fs_get_fstype(fs);
 		const char *src = mnt_fs_get_source(fs);
+		char *remember = NULL;
+		size_t len = 0;
 
 		if (!type || strcmp(type, DAZUKOFS_FS_TYPE))
 			continue;
 		if (!n)
 			printf("mounts:\n");
-		printf("  %s (over %s)\n", mnt_fs_get_target(fs), src ? src : "?");
+		printf("  %s (over %s", mnt_fs_get_target(fs), src ? src : "?");
+		/* Shown by the kernel unless it is the default, auto. */
+		if (!mnt_fs_get_option(fs, "remember", &remember, &len) && remember)
+			printf(", remember=%.*s", (int)len, remember);
+		printf(")\n");
 		n++;
 	}
 	if (!n)

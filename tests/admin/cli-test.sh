@@ -280,10 +280,12 @@ expect out '^status: ok'
 # fields, a FUSE type named like the module's and no dazukofs mount
 printf '%s\n' '22 1 0:21 / /sys rw,nosuid - sysfs sysfs rw' \
 	'30 1 0:50 / /a\134b\011c rw shared:7 master:2 - dazukofs /x\040y rw' \
-	'31 1 0:51 / /fuse rw - fuse.dazukofs dz rw' >"$T/mountinfo2"
+	'31 1 0:51 / /fuse rw - fuse.dazukofs dz rw' \
+	'32 1 0:52 / /r rw - dazukofs /r rw,remember=off' >"$T/mountinfo2"
 DAZUKOFS_MOUNTINFO=$T/mountinfo2 run 0 status --interval 0
 expect out "^  /a\\\\b$(printf '\t')c \(over /x y\)$"
-[ "$(grep -c '^  /' "$T/out")" = 1 ] || { echo "FAIL: status counted other mounts: $(cat "$T/out")"; fails=$((fails + 1)); }
+expect out '^  /r \(over /r, remember=off\)$'
+[ "$(grep -c '^  /' "$T/out")" = 2 ] || { echo "FAIL: status counted other mounts: $(cat "$T/out")"; fails=$((fails + 1)); }
 printf '' >"$T/mountinfo2"
 DAZUKOFS_MOUNTINFO=$T/mountinfo2 run 0 status --interval 0
 expect out '^mounts: none$'
