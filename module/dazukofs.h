@@ -516,6 +516,7 @@ bool dazukofs_verdict_store(struct dazukofs_group *group,
 			    const struct path *lower,
 			    const struct dazukofs_snapshot *snap, int verdict,
 			    unsigned int type);
+int dazukofs_verdict_mapped_shared(struct inode *inode);
 bool dazukofs_verdict_view(const struct path *lower,
 			   struct dazukofs_verdict_view *view);
 void dazukofs_verdict_unview(struct dazukofs_verdict_view *view);

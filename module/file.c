@@ -392,6 +392,7 @@ static ssize_t dazukofs_splice_read(struct file *in, loff_t *ppos,
 static int dazukofs_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct dazukofs_backing_ctx ctx = dazukofs_read_ctx(file);
+	struct inode *lower_inode = file_inode(dazukofs_lower_file(file));
 
 	/* The lower mount's noexec now: do_mmap() looked only at ours. */
 	if (dazukofs_lower_mnt_flags(file_inode(file)->i_sb) & MNT_NOEXEC) {
@@ -399,6 +400,14 @@ static int dazukofs_mmap(struct file *file, struct vm_area_struct *vma)
 			return -EPERM;
 		/* Nor PROT_EXEC by a later mprotect(). */
 		dazukofs_vm_flags_clear(vma, VM_MAYEXEC);
+	}
+	/* Shared and writable, now or after an mprotect(): see verdict.c. */
+	if ((vma->vm_flags & (VM_SHARED | VM_MAYWRITE)) ==
+	    (VM_SHARED | VM_MAYWRITE)) {
+		int err = dazukofs_verdict_mapped_shared(lower_inode);
+
+		if (err)
+			return err;
 	}
 
 	return dazukofs_backing_mmap(dazukofs_lower_file(file), vma, &ctx);

@@ -18,7 +18,10 @@
  * no verdict is stored or used while the file is open for writing, which
  * such a mapping keeps it; the close of the last such file is an event.
  * A page pinned for I/O can still be written after that close: no allow
- * is remembered while a page of the file is pinned.
+ * is remembered while a page of the file is pinned.  A page reference that
+ * is not a pin cannot be told apart: no allow is remembered on a file that
+ * was mapped shared and writable through a mount while its inode is cached
+ * (dazukofs_verdict_mapped_shared()).
  * Timestamps come from a coarse clock: a change made within the tick in
  * which a worker's view of the file was taken may leave the stamp as it
  * was, so an allow on such a view is never remembered (git's "racily
@@ -86,8 +89,10 @@ static u8 dazukofs_access_needs(unsigned int kind)
  * @fsn: our fsnotify mark on the inode
  * @node: in dazukofs_verdict_marks until the mark is being freed; that
  *	  list holds the reference fsnotify_init_mark() gave
- * @lock: protects @changes, @next and @slot
+ * @lock: protects @changes, @mapped_shared, @next and @slot
  * @changes: fsnotify events seen that may mean a change
+ * @mapped_shared: the file was mapped shared and writable through a mount
+ *		   (dazukofs_verdict_mapped_shared()): no allow is stored
  * @next: the slot to overwrite when none is free or the group's
  * @slot: the verdicts
  */
@@ -96,6 +101,7 @@ struct dazukofs_verdicts {
 	struct list_head node;
 	spinlock_t lock;	/* see above */
 	u64 changes;
+	bool mapped_shared;
 	unsigned int next;
 	struct dazukofs_verdict slot[DAZUKOFS_VERDICT_SLOTS];
 };
@@ -144,16 +150,15 @@ static void dazukofs_count_invalidations(const u64 *epochs, unsigned int n)
 }
 
 /* The file may have changed: forget every verdict on it. */
-static int dazukofs_verdict_event(struct fsnotify_mark *mark, u32 mask,
-				  struct inode *inode, struct inode *dir,
-				  const struct qstr *name, u32 cookie)
+static void dazukofs_verdicts_forget(struct dazukofs_verdicts *v,
+				     bool mapped_shared)
 {
-	struct dazukofs_verdicts *v = to_verdicts(mark);
 	u64 dropped[DAZUKOFS_VERDICT_SLOTS];
 	unsigned int i, n = 0;
 
 	spin_lock(&v->lock);
 	v->changes++;
+	v->mapped_shared |= mapped_shared;
 	for (i = 0; i < DAZUKOFS_VERDICT_SLOTS; i++) {
 		if (!v->slot[i].epoch)
 			continue;
@@ -163,6 +168,13 @@ static int dazukofs_verdict_event(struct fsnotify_mark *mark, u32 mask,
 	spin_unlock(&v->lock);
 	if (n)
 		dazukofs_count_invalidations(dropped, n);
+}
+
+static int dazukofs_verdict_event(struct fsnotify_mark *mark, u32 mask,
+				  struct inode *inode, struct inode *dir,
+				  const struct qstr *name, u32 cookie)
+{
+	dazukofs_verdicts_forget(to_verdicts(mark), false);
 	return 0;
 }
 
@@ -345,6 +357,34 @@ static bool dazukofs_pages_pinned(struct address_space *mapping)
 	return pinned;
 }
 
+/**
+ * dazukofs_verdict_mapped_shared() - the file is being mapped shared, writable
+ * @inode: the lower inode
+ *
+ * Called for a mapping through a mount that is shared and may write
+ * (VM_SHARED and VM_MAYWRITE: mprotect() can make it writable later).  A
+ * page reference taken through it that is not a pin (FOLL_GET: all direct
+ * I/O on 6.1, NFS's and ceph's on 6.12) cannot be told from the page
+ * cache's own, and it may write into the page long after the mapping and
+ * every writer of the file are gone, with no event and no change of the
+ * stamp.  So no allow is remembered on the file while its inode stays in
+ * memory: the mark, which lives as long, keeps the fact.  Reading every
+ * page's count at each event would cost what the file's size does, and
+ * could not tell such a reference from a per-CPU LRU batch's.
+ *
+ * Return: 0, or -ENOMEM: no mark, so the mapping must be refused.
+ */
+int dazukofs_verdict_mapped_shared(struct inode *inode)
+{
+	struct dazukofs_verdicts *v = dazukofs_verdicts_get(inode, true);
+
+	if (!v)
+		return -ENOMEM;
+	dazukofs_verdicts_forget(v, true);
+	dazukofs_verdicts_put(v);
+	return 0;
+}
+
 static void dazukofs_take_stamp(struct inode *inode,
 				struct dazukofs_stamp *stamp, bool query)
 {
@@ -386,6 +426,7 @@ void dazukofs_verdict_snapshot(struct dazukofs_group *group,
 {
 	struct inode *inode = d_inode(lower->dentry);
 	struct dazukofs_verdicts *v = NULL;
+	bool mapped_shared = false;
 	struct timespec64 now;
 
 	snap->valid = false;
@@ -402,6 +443,7 @@ void dazukofs_verdict_snapshot(struct dazukofs_group *group,
 	if (v) {
 		spin_lock(&v->lock);
 		snap->changes = v->changes;
+		mapped_shared = v->mapped_shared;
 		spin_unlock(&v->lock);
 	}
 	dazukofs_take_stamp(inode, &snap->stamp, true);
@@ -412,7 +454,8 @@ void dazukofs_verdict_snapshot(struct dazukofs_group *group,
 	 * before the answer: no allow on this view.  After the count: a pin
 	 * made later needs a writer, whose close the mark counts.
 	 */
-	snap->racy = timespec64_compare(&snap->stamp.ctime, &now) >= 0 ||
+	snap->racy = mapped_shared ||
+		     timespec64_compare(&snap->stamp.ctime, &now) >= 0 ||
 		     timespec64_compare(&snap->stamp.mtime, &now) >= 0 ||
 		     (!deny_only && snap->valid &&
 		      dazukofs_pages_pinned(inode->i_mapping));
@@ -470,6 +513,7 @@ bool dazukofs_verdict_store(struct dazukofs_group *group,
 	spin_lock(&v->lock);
 	/* Without a mark at the snapshot, no changes were counted. */
 	if ((snap->deny_only || v->changes == snap->changes) &&
+	    (deny || !v->mapped_shared) &&
 	    dazukofs_stamp_eq(&now, &snap->stamp) &&
 	    dazukofs_verdict_possible(lower->dentry)) {
 		for (i = 0; i < DAZUKOFS_VERDICT_SLOTS && !slot; i++) {

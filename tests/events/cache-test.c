@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <liburing.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <sys/inotify.h>
 #include <sys/mman.h>
@@ -122,6 +123,29 @@ static int serve_until_exit(pid_t pid, int *events)
 						 answer_by_content(&ev), 1), 0);
 		close(ev.fd);
 	}
+}
+
+/*
+ * Serve the group, as serve_until_exit(), until @fd is readable (at most
+ * 30 s).  Return: 0, or -1 on the time limit.
+ */
+static int serve_until_readable(int fd)
+{
+	long long end = ev_now_ms() + 30000;
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+	while (poll(&pfd, 1, 0) == 0) {
+		struct dazukofs_proto_event ev;
+
+		if (ev_now_ms() > end)
+			return -1;
+		if (ev_read(devfd, &ev, 20))
+			continue;
+		assert_int_equal(ev_answer_keep(devfd, ev.id,
+						 answer_by_content(&ev), 1), 0);
+		close(ev.fd);
+	}
+	return 0;
 }
 
 /*
@@ -343,13 +367,15 @@ static void mmap_write(const char *dir, const char *name, const char *content)
 /*
  * A write through a shared mapping into a page already dirty when the
  * verdict was remembered: it changes no timestamp (on tmpfs, none at all).
+ * The page is dirtied on the lower: after a shared writable mapping
+ * through the mount no allow is remembered on the file at all.
  */
 static void mmap_dirty_page(const char *dir, const char *name)
 {
 	int events;
 
 	put_file(mnt, name, CLEAN);
-	mmap_write(dir, name, CLEAN);		/* the page is dirty now */
+	mmap_write(lower, name, CLEAN);		/* the page is dirty now */
 	assert_int_equal(open_served(name, &events), 0);
 	assert_int_equal(events, 1);
 	assert_int_equal(open_served(name, &events), 0);
@@ -368,6 +394,34 @@ static void mmap_dirty_page_on_lower(void **state)
 {
 	(void)state;
 	mmap_dirty_page(lower, "mmap-lower");
+}
+
+/*
+ * A shared mapping through the mount that may write (here read-only, but
+ * of a file open for writing: mprotect() could make it writable) leaves
+ * no trace once gone, except page references taken through it: no allow
+ * is remembered on the file afterwards.  A deny still is.
+ */
+static void shared_mapping_forgoes_allows(void **state)
+{
+	char path[512], *map;
+	int fd, events, i;
+
+	(void)state;
+	put_file(mnt, "shared-map", CLEAN);
+	path_in(path, sizeof(path), mnt, "shared-map");
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	assert_true(fd >= 0);
+	map = mmap(NULL, strlen(CLEAN), PROT_READ, MAP_SHARED, fd, 0);
+	assert_true(map != MAP_FAILED);
+	assert_int_equal(munmap(map, strlen(CLEAN)), 0);
+	assert_int_equal(close(fd), 0);
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(open_served("shared-map", &events), 0);
+		assert_int_equal(events, 1);
+	}
+	put_file(mnt, "shared-map", EVIL);
+	assert_denied_anew("shared-map");
 }
 
 /* While a writable shared mapping lives, no verdict is used. */
@@ -1115,6 +1169,146 @@ static void overlay_upper_on_mount(void **state)
 	}
 }
 
+struct dio_read {
+	int fd;
+	void *buf;
+	size_t len;
+	ssize_t ret;
+};
+
+static void *dio_reader(void *arg)
+{
+	struct dio_read *r = arg;
+
+	r->ret = read(r->fd, r->buf, r->len);
+	return NULL;
+}
+
+/* Wait (at most 30 s) until @path exists. */
+static int wait_for_file(const char *path)
+{
+	long long end = ev_now_ms() + 30000;
+
+	while (access(path, F_OK)) {
+		if (ev_now_ms() > end)
+			return -1;
+		usleep(1000);
+	}
+	return 0;
+}
+
+/*
+ * A child, as nobody: map @victim shared and writable through the mount,
+ * start a direct read of @stall (a FUSE file whose server holds the
+ * reply until told) into the mapping, and once the server has the request
+ * (@stalled exists) unmap and close the victim and write a byte to
+ * @ready.  Exits when the read is done.  Return: 0, or the failed step.
+ */
+static int dio_into_mapping_child(const char *victim, const char *stall,
+				  const char *stalled, int ready)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	struct dio_read r = { .len = (size_t)page };
+	pthread_t reader;
+	int vfd;
+
+	if (become_nobody(false))
+		return 1;
+	vfd = open(victim, O_RDWR | O_CLOEXEC);
+	if (vfd < 0)
+		return 2;
+	r.buf = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_SHARED, vfd, 0);
+	if (r.buf == MAP_FAILED)
+		return 3;
+	r.fd = open(stall, O_RDONLY | O_DIRECT | O_CLOEXEC);
+	if (r.fd < 0 || pthread_create(&reader, NULL, dio_reader, &r))
+		return 4;
+	if (wait_for_file(stalled))
+		return 5;
+	/* The read holds the victim's page: let go of all else. */
+	if (munmap(r.buf, page) || close(vfd) || write(ready, "r", 1) != 1)
+		return 6;
+	pthread_join(reader, NULL);
+	return r.ret == page ? 0 : 7;
+}
+
+/*
+ * A page reference that is not a pin: on 6.1 direct I/O takes plain
+ * references (FOLL_GET) on the pages it reads into.  A user maps a file
+ * it may write shared and writable, starts a direct read from its own
+ * FUSE file into the mapping, unmaps and closes the file: the read still
+ * holds the page.  The file is scanned clean, and then the FUSE server
+ * replies: the page turns EVIL with no event and no change of the stamp.
+ * The next open must be scanned anew.  CACHE_TEST_FUSE names a refusefs
+ * mount, CACHE_TEST_FUSE_SRC its source directory.
+ */
+static void dio_into_mapping(void **state)
+{
+	const char *fuse = getenv("CACHE_TEST_FUSE");
+	const char *fuse_src = getenv("CACHE_TEST_FUSE_SRC");
+	char victim[512], stall[512], stalled[512], release[512], buf[64];
+	long page = sysconf(_SC_PAGESIZE);
+	int events, ready[2], status, fd;
+	char *content;
+	pid_t pid;
+
+	(void)state;
+	if (!fuse || !fuse_src)
+		fail_msg("dio_into_mapping needs CACHE_TEST_FUSE and CACHE_TEST_FUSE_SRC (a refusefs mount)");
+	path_in(stall, sizeof(stall), fuse, "stall-evil");
+	path_in(stalled, sizeof(stalled), fuse_src, ".stalled");
+	path_in(release, sizeof(release), fuse_src, ".release");
+	unlink(stalled);
+	unlink(release);
+	/* What the server replies: EVIL, then zeros to the page's end. */
+	content = calloc(1, page);
+	assert_non_null(content);
+	memcpy(content, EVIL, strlen(EVIL));
+	path_in(victim, sizeof(victim), fuse_src, "stall-evil");
+	fd = open(victim, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, content, page), page);
+	assert_int_equal(close(fd), 0);
+	free(content);
+
+	put_file(mnt, "dio-victim", CLEAN);
+	path_in(victim, sizeof(victim), mnt, "dio-victim");
+	assert_int_equal(chown(victim, NOBODY_ID, NOBODY_ID), 0);
+
+	assert_int_equal(pipe2(ready, O_CLOEXEC), 0);
+	pid = fork();
+	if (pid == 0) {
+		close(ready[0]);
+		_exit(dio_into_mapping_child(victim, stall, stalled, ready[1]));
+	}
+	assert_true(pid > 0);
+	close(ready[1]);
+	/* Its open of the victim is an event: serve until it is ready. */
+	assert_int_equal(serve_until_readable(ready[0]), 0);
+	close(ready[0]);
+
+	/* Scanned clean; the worker asks to remember it. */
+	assert_int_equal(open_served("dio-victim", &events), 0);
+	assert_int_equal(events, 1);
+
+	/* The server replies: EVIL lands in the victim's page. */
+	fd = open(release, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(close(fd), 0);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	path_in(victim, sizeof(victim), lower, "dio-victim");
+	fd = open(victim, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(pread(fd, buf, strlen(EVIL), 0), (ssize_t)strlen(EVIL));
+	assert_int_equal(close(fd), 0);
+	assert_memory_equal(buf, EVIL, strlen(EVIL));
+
+	assert_int_equal(open_served("dio-victim", &events), EPERM);
+	assert_int_equal(events, 1);
+}
+
 /* Bad answers are refused and change nothing. */
 static void bad_remember_answers(void **state)
 {
@@ -1257,6 +1451,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(mmap_dirty_page_through_mount),
 		cmocka_unit_test(mmap_dirty_page_on_lower),
 		cmocka_unit_test(live_writable_mapping),
+		cmocka_unit_test(shared_mapping_forgoes_allows),
 		cmocka_unit_test(pinned_page_write),
 		cmocka_unit_test(pinned_page_write_during_scan),
 		cmocka_unit_test(rename_over),
@@ -1267,6 +1462,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(writer_during_scan_not_remembered),
 		cmocka_unit_test(bad_remember_answers),
 		cmocka_unit_test(overlay_upper_on_mount),
+		cmocka_unit_test(dio_into_mapping),
 		cmocka_unit_test_teardown(events_attribute, events_default),
 		cmocka_unit_test_teardown(close_write_after_write, events_default),
 		cmocka_unit_test_teardown(close_write_after_mmap_write,

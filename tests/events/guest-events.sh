@@ -25,10 +25,32 @@ start=$(date +%s)
 cat "$OUT/record-test.log"
 echo "guest-events: record-test took $(( $(date +%s) - start )) s"
 
+# A FUSE filesystem whose reads of "stall" files wait to be released:
+# cache-test's direct reads that hold a page (dio_into_mapping).
+FSRC=/mnt/ev-fuse-src FUSE=/mnt/ev-fuse
+mkdir -p "$FSRC" "$FUSE"
+fuse_mounted() { grep -q " $FUSE fuse" /proc/mounts; }
+fusepid=
+if modprobe fuse && mount -t tmpfs -o size=1m,mode=0755 ev-fuse-src "$FSRC"; then
+	"$BIN/refusefs" "$FSRC" "$FUSE" -f -s -o allow_other >"$OUT/refusefs.log" 2>&1 &
+	fusepid=$!
+	dz_wait_for 60 "refusefs mounted at $FUSE" fuse_mounted || rc=1
+else
+	echo "guest-events: FAIL: no FUSE for refusefs" >&2
+	rc=1
+fi
+
 start=$(date +%s)
-"$BIN/cache-test" "$LOWER" "$MNT" ${DAZUKOFS_TEST_FILTER:-} >"$OUT/cache-test.log" 2>&1 || rc=1
+CACHE_TEST_FUSE=$FUSE CACHE_TEST_FUSE_SRC=$FSRC \
+	"$BIN/cache-test" "$LOWER" "$MNT" ${DAZUKOFS_TEST_FILTER:-} >"$OUT/cache-test.log" 2>&1 || rc=1
 cat "$OUT/cache-test.log"
 echo "guest-events: cache-test took $(( $(date +%s) - start )) s"
+if [ -n "$fusepid" ]; then
+	touch "$FSRC/.release"	# nothing left waiting, whatever the test did
+	umount "$FUSE" || { echo "guest-events: FAIL: umount $FUSE" >&2; rc=1; }
+	wait "$fusepid" || { echo "guest-events: FAIL: refusefs exited with $?" >&2; cat "$OUT/refusefs.log"; rc=1; }
+fi
+umount "$FSRC" 2>/dev/null
 
 # A remote lower: the harness's output share (9p, no cache mode), whose
 # server may change files behind the kernel's back.  Nothing is remembered.

@@ -5,7 +5,8 @@
  *   a name containing "refused" fails with EACCES (an LSM, NFS root_squash
  *   or a FUSE lower that refuses root: a permanent error);
  *   a name containing "nomem" fails with ENOMEM (a transient error);
- * and a read of a name containing "stall" waits for SOURCE/.release.
+ * and a read of a name containing "stall" makes SOURCE/.stalled and waits
+ * for SOURCE/.release.
  * Any other user opens them normally.  For the open-error tests
  * (guest-events-openerr.sh): the opener's open succeeds, the worker's
  * (root) open of the same file fails.
@@ -109,15 +110,21 @@ static int rf_open(const char *path, struct fuse_file_info *fi)
 }
 
 /*
- * A read of a name containing "stall" waits until SOURCE/.release exists
- * (at most a minute): a worker's scan that outlasts the group's timeout.
+ * A read of a name containing "stall" makes SOURCE/.stalled and waits
+ * until SOURCE/.release exists (at most a minute): a worker's scan that
+ * outlasts the group's timeout, or a direct read whose reply comes late.
  */
 static void rf_stall(const char *path)
 {
 	char flag[PATH_MAX];
-	int tries;
+	int tries, fd;
 
-	if (!strstr(path, "stall") || src(flag, "/.release"))
+	if (!strstr(path, "stall") || src(flag, "/.stalled"))
+		return;
+	fd = open(flag, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd >= 0)
+		close(fd);
+	if (src(flag, "/.release"))
 		return;
 	for (tries = 0; tries < 6000 && access(flag, F_OK); tries++)
 		usleep(10000);
