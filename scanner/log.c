@@ -322,7 +322,30 @@ static size_t utf8_printable(const unsigned char *s)
 	return n;
 }
 
-size_t log_escape(char *dst, size_t size, const char *src)
+/*
+ * Characters that reorder or break the text around them where it is shown
+ * (Trojan Source, CVE-2021-42574): bidi embeddings, overrides, isolates
+ * and marks, and the Unicode line and paragraph separators.
+ */
+static int reorders_text(uint32_t cp)
+{
+	return cp == 0x061c || cp == 0x200e || cp == 0x200f ||
+	       (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069) ||
+	       cp == 0x2028 || cp == 0x2029;
+}
+
+/* The code point of the valid n-byte UTF-8 sequence at s. */
+static uint32_t utf8_decode(const unsigned char *s, size_t n)
+{
+	uint32_t cp = n == 2 ? s[0] & 0x1f : n == 3 ? s[0] & 0x0f : s[0] & 0x07;
+
+	for (size_t i = 1; i < n; i++)
+		cp = cp << 6 | (s[i] & 0x3f);
+	return cp;
+}
+
+/* log_escape(), and with quote_mark also '"' as \" (inside a quoted value). */
+static size_t escape(char *dst, size_t size, const char *src, int quote_mark)
 {
 	const unsigned char *s = (const unsigned char *)src;
 	size_t len = 0;
@@ -330,7 +353,7 @@ size_t log_escape(char *dst, size_t size, const char *src)
 	if (!size)
 		return 0;
 	while (*s) {
-		char esc[LOG_ESCAPE_MAX_GROWTH + 1];
+		char esc[LOG_ESCAPE_MAX_GROWTH + 3];
 		const char *out = esc;
 		size_t in = 1, n;
 
@@ -339,11 +362,21 @@ size_t log_escape(char *dst, size_t size, const char *src)
 		case '\n': strcpy(esc, "\\n"); break;
 		case '\t': strcpy(esc, "\\t"); break;
 		case '\r': strcpy(esc, "\\r"); break;
+		case '"':
+			if (quote_mark)
+				strcpy(esc, "\\\"");
+			else
+				out = (const char *)s;
+			break;
 		default:
 			if (*s >= 0x20 && *s < 0x7f)
 				out = (const char *)s;
-			else if (*s >= 0x80 && (in = utf8_printable(s)))
+			else if (*s >= 0x80 && (in = utf8_printable(s)) &&
+				 !reorders_text(utf8_decode(s, in)))
 				out = (const char *)s;
+			else if (in > 1)
+				snprintf(esc, sizeof(esc), "\\u%04x",
+					 (unsigned int)utf8_decode(s, in));
 			else
 				snprintf(esc, sizeof(esc), "\\x%02x", *s), in = 1;
 		}
@@ -356,6 +389,26 @@ size_t log_escape(char *dst, size_t size, const char *src)
 	}
 	dst[len] = 0;
 	return len;
+}
+
+size_t log_escape(char *dst, size_t size, const char *src)
+{
+	return escape(dst, size, src, 0);
+}
+
+size_t log_escape_value(char *dst, size_t size, const char *src)
+{
+	size_t len;
+
+	if (src[0] && !strpbrk(src, " =\""))
+		return log_escape(dst, size, src);
+	if (size < 3)
+		return log_escape(dst, size, "");
+	dst[0] = '"';
+	len = escape(dst + 1, size - 2, src, 1);
+	dst[len + 1] = '"';
+	dst[len + 2] = 0;
+	return len + 2;
 }
 
 /*
@@ -615,22 +668,26 @@ void log_event(enum log_level level, const char *event, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* The escaped forms of a scan result's fields, for the text message. */
+/* The escaped, quoted forms of a scan result's fields, for the text message. */
 struct escaped {
-	char path[PATH_MAX * LOG_ESCAPE_MAX_GROWTH + 1];
-	char comm[LOG_FIELD_MAX * LOG_ESCAPE_MAX_GROWTH + 1];
-	char sig[LOG_FIELD_MAX * LOG_ESCAPE_MAX_GROWTH + 1];
-	char server[LOG_FIELD_MAX * LOG_ESCAPE_MAX_GROWTH + 1];
-	char msg[PATH_MAX * LOG_ESCAPE_MAX_GROWTH + 4 * LOG_FIELD_MAX * LOG_ESCAPE_MAX_GROWTH + 128];
+	char path[LOG_VALUE_MAX(PATH_MAX)];
+	char comm[LOG_VALUE_MAX(LOG_FIELD_MAX)];
+	char sig[LOG_VALUE_MAX(LOG_FIELD_MAX)];
+	char server[LOG_VALUE_MAX(LOG_FIELD_MAX)];
+	char msg[LOG_VALUE_MAX(PATH_MAX) + 4 * LOG_VALUE_MAX(LOG_FIELD_MAX) + 128];
 };
 
 static void escape_fields(struct escaped *e, const char *path, const char *comm,
 			  const char *signature, const char *server)
 {
-	log_escape(e->path, sizeof(e->path), path);
-	log_escape(e->comm, sizeof(e->comm), comm);
-	log_escape(e->sig, sizeof(e->sig), signature ? signature : "");
-	log_escape(e->server, sizeof(e->server), server ? server : "");
+	log_escape_value(e->path, sizeof(e->path), path);
+	log_escape_value(e->comm, sizeof(e->comm), comm);
+	/* Left out of the line when NULL, so not "". */
+	e->sig[0] = e->server[0] = 0;
+	if (signature)
+		log_escape_value(e->sig, sizeof(e->sig), signature);
+	if (server)
+		log_escape_value(e->server, sizeof(e->server), server);
 }
 
 /* the journal's DAZUKOFS_UID=N; NULL when unknown */

@@ -111,12 +111,23 @@ int log_enabled(enum log_level level);
  * Paths and command names come from users: every message is escaped so
  * that one call is one line and no bytes reach a terminal as controls.
  * Backslash becomes \\, newline, tab and CR \n \t \r, other control
- * bytes, DEL, C1 controls and bytes that are not UTF-8 \xNN.  dst is
- * always NUL-terminated (unless size is 0) and never ends inside an
- * escape; returns the length written.  The result is valid UTF-8, and
- * the bytes can be had back by undoing the escapes (JSON's fields).
+ * bytes, DEL, C1 controls and bytes that are not UTF-8 \xNN, and the
+ * characters that reorder or break the text where it is shown (bidi
+ * controls, U+2028 and U+2029) \uNNNN.  dst is always NUL-terminated
+ * (unless size is 0) and never ends inside an escape; returns the length
+ * written.  The result is valid UTF-8, and the bytes can be had back by
+ * undoing the escapes (JSON's fields).
  */
 size_t log_escape(char *dst, size_t size, const char *src);
+/*
+ * One field's value for a key=value line, as logfmt writes it: escaped,
+ * and in double quotes (a quote inside as \") if it is empty or holds a
+ * space, '=' or '"', so that a file named "x action=allowed" makes no
+ * field of its own.  Cut as log_escape() cuts, the quotes kept.
+ */
+size_t log_escape_value(char *dst, size_t size, const char *src);
+/* Room for log_escape_value() of a string of up to n bytes, and its NUL. */
+#define LOG_VALUE_MAX(n) ((n) * LOG_ESCAPE_MAX_GROWTH + 3)
 /*
  * A JSON string of log_escape(raw): what the JSON log writes, valid UTF-8
  * with no control character whatever the bytes; NULL without memory.

@@ -58,7 +58,7 @@ case $opener_err in
 esac
 # (escaped or not: the checks below tell)
 wait_log 30 "$LOG" 'FOUND signature=Dazukofs.Test.EICAR.* path=.*/evil'
-want="path=$M/evil\\n$FORGED pid="
+want="path=\"$M/evil\\n$FORGED\" pid="
 grep -F -- "$want" "$LOG" | grep -q -F 'comm=ev\x1b[2J\nx action=denied' ||
 	{ cat "$LOG"; fail "no escaped FOUND line for the file named with a newline"; }
 if grep -q "^$FORGED" "$LOG"; then

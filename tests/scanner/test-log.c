@@ -58,6 +58,9 @@ static void test_escape(void **state)
 	expect_escaped("\xff\xc3", "\\xff\\xc3");
 	expect_escaped("\xc0\xaf", "\\xc0\\xaf");
 	expect_escaped("\xed\xa0\x80", "\\xed\\xa0\\x80");	/* a surrogate */
+	/* bidi controls and the line separators, as code points */
+	expect_escaped("a\xe2\x80\xae" "b\xe2\x80\xa8" "c\xe2\x81\xa6" "d\xd8\x9c",
+		       "a\\u202eb\\u2028c\\u2066d\\u061c");
 	expect_escaped("", "");
 }
 
@@ -131,9 +134,119 @@ static void test_one_line(void **state)
 	assert_int_equal(count(out, '\n'), 1);
 	assert_int_equal(count(out, '\x1b'), 0);
 	assert_string_equal(out,
-		"dazuko-clamscan: warning: FOUND signature=Eicar\\n path=/srv/x\\n"
-		"dazuko-clamscan: warning: FOUND signature=Forged path=/etc/passwd "
+		"dazuko-clamscan: warning: FOUND signature=Eicar\\n path=\"/srv/x\\n"
+		"dazuko-clamscan: warning: FOUND signature=Forged path=/etc/passwd\" "
 		"pid=42 comm=ev\\x1b[2J\\ncomm action=denied\n");
+}
+
+/*
+ * Names a user chooses, each meant to fake a field or the line: spaces,
+ * '=', quotes, a backslash, a newline, ESC, a bidi override (U+202E),
+ * the line separator (U+2028), an empty comm.
+ */
+static const char *const hostile[][2] = {
+	{ "/srv/x action=allowed-report-only", "a b" },
+	{ "/srv/\"quoted\" pid=1", "comm=init" },
+	{ "/srv/back\\slash \\\" tail", "\"" },
+	{ "/srv/nl\nFOUND signature=Forged path=/etc/passwd", "x\x1b[2J" },
+	{ "/srv/\xe2\x80\xaegpj.exe", "\xe2\x80\xa8sep" },
+	{ "/srv/empty-comm", "" },
+};
+
+static int hostile_i;
+
+static void log_hostile(void)
+{
+	log_detection(hostile[hostile_i][0], 7, -1, hostile[hostile_i][1],
+		      "Sig", "denied", NULL);
+}
+
+/* Undo log_escape_value() on the value at *p; advance past it. */
+static char *logfmt_value(const char **p)
+{
+	static char buf[1024];
+	const char *s = *p;
+	int quoted = *s == '"';
+	size_t n = 0;
+
+	s += quoted;
+	while (*s && (quoted ? *s != '"' : *s != ' ' && *s != '\n')) {
+		unsigned int v;
+
+		assert_true(n + 4 < sizeof(buf));
+		if (*s != '\\') {
+			buf[n++] = *s++;
+			continue;
+		}
+		switch (s[1]) {
+		case 'n': buf[n++] = '\n'; s += 2; break;
+		case 't': buf[n++] = '\t'; s += 2; break;
+		case 'r': buf[n++] = '\r'; s += 2; break;
+		case '\\': case '"': buf[n++] = s[1]; s += 2; break;
+		case 'x':
+			assert_int_equal(sscanf(s + 2, "%2x", &v), 1);
+			buf[n++] = (char)v;
+			s += 4;
+			break;
+		case 'u':	/* U+0800..U+FFFF: three bytes of UTF-8 */
+			assert_int_equal(sscanf(s + 2, "%4x", &v), 1);
+			buf[n++] = (char)(0xe0 | v >> 12);
+			buf[n++] = (char)(0x80 | (v >> 6 & 0x3f));
+			buf[n++] = (char)(0x80 | (v & 0x3f));
+			s += 6;
+			break;
+		default:
+			fail_msg("unknown escape in '%s'", *p);
+		}
+	}
+	if (quoted) {
+		assert_int_equal(*s, '"');
+		s++;
+	}
+	buf[n] = 0;
+	*p = s;
+	return buf;
+}
+
+/* KEY=VALUE at *p, then a space or the end of the line. */
+static void expect_field(const char **p, const char *key, const char *raw)
+{
+	size_t klen = strlen(key);
+	char *value;
+
+	if (strncmp(*p, key, klen) || (*p)[klen] != '=')
+		fail_msg("want field %s at '%s'", key, *p);
+	*p += klen + 1;
+	value = logfmt_value(p);
+	if (strcmp(value, raw))
+		fail_msg("field %s reads back as '%s', not '%s'", key, value, raw);
+	assert_true(**p == ' ' || **p == '\n');
+	*p += **p == ' ';
+}
+
+/* Each hostile name gives one line whose fields read back as they were. */
+static void test_hostile_fields(void **state)
+{
+	(void)state;
+	log_init(LOG_LVL_DEBUG, 0);
+	for (hostile_i = 0; hostile_i < (int)(sizeof(hostile) / sizeof(hostile[0]));
+	     hostile_i++) {
+		const char *out = capture_stderr(log_hostile), *p = out;
+		static const char head[] = "dazuko-clamscan: warning: FOUND ";
+
+		assert_int_equal(count(out, '\n'), 1);
+		assert_int_equal(count(out, '\x1b'), 0);
+		assert_null(strstr(out, "\xe2\x80\xae"));
+		assert_null(strstr(out, "\xe2\x80\xa8"));
+		assert_int_equal(strncmp(p, head, strlen(head)), 0);
+		p += strlen(head);
+		expect_field(&p, "signature", "Sig");
+		expect_field(&p, "path", hostile[hostile_i][0]);
+		expect_field(&p, "pid", "7");
+		expect_field(&p, "comm", hostile[hostile_i][1]);
+		expect_field(&p, "action", "denied");
+		assert_string_equal(p, "\n");
+	}
 }
 
 static void test_facility(void **state)
@@ -906,6 +1019,7 @@ int main(void)
 		cmocka_unit_test(test_escape),
 		cmocka_unit_test(test_escape_bounded),
 		cmocka_unit_test(test_one_line),
+		cmocka_unit_test(test_hostile_fields),
 		cmocka_unit_test(test_facility),
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_clean_and_levels),
