@@ -21,6 +21,7 @@
 #include "log.h"
 #include "metrics.h"
 #include "quarantine.h"
+#include "trust.h"
 
 #define MAX_SCAN_TIME_DEFAULT_MS 120000U
 #define CLAMD_TIMEOUT_DEFAULT_MS 10000U
@@ -430,6 +431,10 @@ static int set_virus_event(struct config *cfg, const char *value, char *err,
 			 cfg->virus_event.items[0],
 			 cfg->virus_event.items[0][0] == '/' ? ": " : "",
 			 cfg->virus_event.items[0][0] == '/' ? strerror(errno) : "");
+		list_free(&cfg->virus_event);
+		return -1;
+	}
+	if (trust_path("virus_event", cfg->virus_event.items[0], err, errlen)) {
 		list_free(&cfg->virus_event);
 		return -1;
 	}
@@ -953,6 +958,10 @@ int config_load_file(struct config *cfg, const char *path, int must_exist,
 		if (errno == ENOENT && !must_exist)
 			return 0;
 		FAIL("%s: %s", path, strerror(errno));
+	}
+	if (trust_path("config file", path, err, errlen)) {
+		fclose(f);
+		return -1;
 	}
 	while ((len = getline(&line, &cap, f)) >= 0) {
 		char where[CONFIG_ERR_MAX], *s, *eq, *key, *value, *hash;

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -18,10 +19,29 @@
 #include "config.h"
 #include "log.h"
 
+/*
+ * The tests' configs live in a private directory: the scanner refuses a
+ * config in a directory that others may write (/tmp).
+ */
+static const char *private_dir(void)
+{
+	static char dir[] = "/tmp/scanner-config-XXXXXX";
+	static int made;
+
+	if (!made) {
+		assert_non_null(mkdtemp(dir));
+		made = 1;
+	}
+	return dir;
+}
+
 static char *write_tmp(const char *text, size_t len)
 {
-	char *path = strdup("/tmp/scanner-config-XXXXXX");
-	int fd = mkstemp(path);
+	char *path;
+	int fd;
+
+	assert_true(asprintf(&path, "%s/config-XXXXXX", private_dir()) > 0);
+	fd = mkstemp(path);
 
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, text, len), (ssize_t)len);
@@ -781,6 +801,96 @@ static void test_help_values(void **state)
 	free(text);
 }
 
+/* Loading PATH fails with a message that names it and says WHY. */
+static void expect_untrusted(const char *path, const char *why)
+{
+	char err[CONFIG_ERR_MAX] = "";
+	struct config cfg;
+
+	config_init(&cfg);
+	assert_int_equal(config_load_file(&cfg, path, 1, err, sizeof(err)), -1);
+	if (!strstr(err, path) || !strstr(err, why))
+		fail_msg("'%s' does not name %s and say '%s'", err, path, why);
+	config_free(&cfg);
+}
+
+static int load_path(const char *path)
+{
+	char err[CONFIG_ERR_MAX] = "";
+	struct config cfg;
+	int rc;
+
+	config_init(&cfg);
+	rc = config_load_file(&cfg, path, 1, err, sizeof(err));
+	if (rc)
+		print_message("%s\n", err);
+	config_free(&cfg);
+	return rc;
+}
+
+/*
+ * The config file and virus_event's program, and the directories they sit
+ * in, must be root's or the scanner's own, and nobody else's to write.
+ */
+static void test_trust(void **state)
+{
+	char dir[PATH_MAX], conf[PATH_MAX + 16], prog[PATH_MAX + 16];
+	char *text = NULL;
+	FILE *f;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/trust", private_dir());
+	assert_int_equal(mkdir(dir, 0755), 0);
+	snprintf(conf, sizeof(conf), "%s/c.conf", dir);
+	snprintf(prog, sizeof(prog), "%s/event.sh", dir);
+	f = fopen(prog, "w");
+	assert_non_null(f);
+	fputs("#!/bin/sh\n", f);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(chmod(prog, 0755), 0);
+	assert_true(asprintf(&text, "virus_event = %s\n", prog) > 0);
+	f = fopen(conf, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+	free(text);
+	assert_int_equal(chmod(conf, 0644), 0);
+	assert_int_equal(load_path(conf), 0);
+
+	assert_int_equal(chmod(conf, 0666), 0);
+	expect_untrusted(conf, "writable by all (mode 0666); refused");
+	assert_int_equal(chmod(conf, 0664), 0);
+	expect_untrusted(conf, "writable by its group (mode 0664)");
+	assert_int_equal(chmod(conf, 0644), 0);
+
+	assert_int_equal(chmod(prog, 0777), 0);
+	expect_untrusted(conf, "virus_event");
+	expect_untrusted(conf, "writable by all (mode 0777)");
+	assert_int_equal(chmod(prog, 0755), 0);
+
+	/* The directory: world-writable, even sticky as /tmp is. */
+	assert_int_equal(chmod(dir, 01777), 0);
+	expect_untrusted(conf, "writable by all (mode 1777)");
+	assert_int_equal(chmod(dir, 0775), 0);
+	expect_untrusted(conf, "writable by its group (mode 0775)");
+	assert_int_equal(chmod(dir, 0755), 0);
+	assert_int_equal(load_path(conf), 0);
+
+	/* Another user's file, where the test may give one away. */
+	if (geteuid() == 0) {
+		assert_int_equal(chown(conf, 12345, 0), 0);
+		expect_untrusted(conf, "owned by uid 12345, not by root or the scanner's user");
+		assert_int_equal(chown(conf, 0, 0), 0);
+		assert_int_equal(chown(prog, 12345, 0), 0);
+		expect_untrusted(conf, "owned by uid 12345");
+		assert_int_equal(chown(prog, 0, 0), 0);
+		assert_int_equal(load_path(conf), 0);
+	}
+	assert_int_equal(unlink(conf), 0);
+	assert_int_equal(unlink(prog), 0);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -802,7 +912,10 @@ int main(void)
 		cmocka_unit_test(test_metrics),
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_backend),
+		cmocka_unit_test(test_trust),
 	};
+	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	rmdir(private_dir());
+	return rc;
 }
