@@ -59,6 +59,7 @@ void config_init(struct config *cfg)
 	cfg->on_error = VERDICT_ALLOW;
 	cfg->prevention = 1;
 	cfg->virus_event_max = 4;
+	cfg->virus_event_timeout_ms = 60000;
 	cfg->quarantine_dir = xstrdup(QUARANTINE_DEFAULT_DIR);
 	cfg->log_level = LOG_LVL_INFO;
 	cfg->log_target = LOG_TARGET_AUTO;
@@ -702,6 +703,11 @@ static const struct setting settings[] = {
 		  "CLAM_VIRUSEVENT_FILENAME, _VIRUSNAME set" },
 	{ .key = "virus_event_max", .arg = "N", UINT(virus_event_max, 1, 64),
 	  .help = "virus_event commands at once (default {default})" },
+	{ .key = "virus_event_timeout", .arg = "MS",
+	  UINT(virus_event_timeout_ms, 1, 86400000),
+	  .what = "a number of milliseconds",
+	  .help = "a virus_event command still running then is\n"
+		  "killed (default {default})" },
 	{ .key = "quarantine", .arg = "no|copy|move", FUNC(set_quarantine),
 	  .help = "put detected files into quarantine_dir;\n"
 		  "move also removes them (default no)" },

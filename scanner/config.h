@@ -93,6 +93,7 @@ struct config {
 	 */
 	struct str_list virus_event;
 	unsigned int virus_event_max;	/* commands running at once */
+	unsigned int virus_event_timeout_ms;	/* then the command is killed */
 	int quarantine;			/* enum quarantine_mode */
 	char *quarantine_dir;
 	int log_level;			/* enum log_level */

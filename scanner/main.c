@@ -114,18 +114,19 @@ static void full_stats(struct app *app, char *out, size_t outlen)
 {
 	struct cache_stats cs;
 	char line[STATS_LINE_MAX];
-	char ve[192] = "";
+	char ve[256] = "";
 
 	current_stats(app, line, &cs);
 	/* on the one statistics line: scripts read its last occurrence */
 	if (app->sc.virusevent) {
-		uint64_t run, dropped, quarantined, quarantine_failed;
+		uint64_t run, dropped, timeouts, quarantined, quarantine_failed;
 
-		virusevent_counts(app->sc.virusevent, &run, &dropped, &quarantined,
-				  &quarantine_failed);
+		virusevent_counts(app->sc.virusevent, &run, &dropped, &timeouts,
+				  &quarantined, &quarantine_failed);
 		snprintf(ve, sizeof(ve), " virus_event_run=%" PRIu64 " virus_event_dropped=%" PRIu64
+			 " virus_event_timeouts=%" PRIu64
 			 " quarantined=%" PRIu64 " quarantine_failed=%" PRIu64,
-			 run, dropped, quarantined, quarantine_failed);
+			 run, dropped, timeouts, quarantined, quarantine_failed);
 	}
 	snprintf(out, outlen, "%s cache_entries=%llu cache_lookups_hit=%llu cache_lookups_missed=%llu cache_evictions=%llu%s",
 		 line, (unsigned long long)cs.entries, (unsigned long long)cs.hits,

@@ -4,7 +4,10 @@
  * workers and virus_event_max runner threads, each quarantining one file
  * and running one command at a time with posix_spawn() and waiting for
  * it, so that the number of commands at once is bounded by the threads,
- * and a worker only copies strings (and dups an fd) under a mutex.
+ * and a worker only copies strings (and dups an fd) under a mutex.  A
+ * command runs in a process group of its own, killed whole when it
+ * outlasts virus_event_timeout, and at stop after a short grace: neither
+ * a runner nor the stop waits on it for longer.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,8 +18,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/eventfd.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -27,6 +34,8 @@
 /* Files quarantined lately, not copied again for every open. */
 #define VE_RECENT_MAX 64
 #define VE_SIG_MAX 256
+/* How long a command has to end after the stop's SIGTERM. */
+#define VE_STOP_GRACE_MS 2000
 
 struct ve_item {
 	char path[PATH_MAX + 1];
@@ -51,11 +60,12 @@ struct virusevent {
 	struct ve_item *queue;	/* ring of VE_QUEUE_MAX */
 	unsigned int head, count;
 	int stopping;		/* under lock and children both */
+	int stop_fd;		/* eventfd, readable once stopping */
 	/* the runners' children: held around a spawn, never by a worker */
 	pthread_mutex_t children;
 	unsigned int nrunners;
 	struct ve_runner *runners;
-	atomic_uint_fast64_t run, dropped, quarantined, quarantine_failed;
+	atomic_uint_fast64_t run, dropped, timeouts, quarantined, quarantine_failed;
 	/* under lock: the file as it was quarantined, and its id */
 	struct {
 		dev_t dev;
@@ -183,6 +193,63 @@ static void quarantine_one(struct virusevent *ve, const struct ve_item *it,
 			   removed ? " and removed" : "");
 }
 
+static long long now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1000LL + t.tv_nsec / 1000000;
+}
+
+/*
+ * Wait for @child, the leader of its own process group, for at most
+ * @timeout_ms, or until the stop, then the stop's grace: the group is
+ * killed then.  Returns waitpid()'s result; *timed_out says whether the
+ * command was killed for its time.
+ */
+static pid_t wait_bounded(struct virusevent *ve, pid_t child, int *status,
+			  int *timed_out)
+{
+	long long deadline = now_ms() + ve->cfg->virus_event_timeout_ms;
+	int pidfd = (int)syscall(SYS_pidfd_open, child, 0);
+	int stopped = 0;
+	pid_t rc;
+
+	*timed_out = 0;
+	while (pidfd >= 0) {
+		struct pollfd p[2] = {
+			{ .fd = pidfd, .events = POLLIN },
+			{ .fd = ve->stop_fd, .events = stopped ? 0 : POLLIN },
+		};
+		long long left = deadline - now_ms();
+		int n;
+
+		if (left <= 0) {
+			/* Too long, or not ended after the stop's SIGTERM. */
+			*timed_out = !stopped;
+			kill(-child, SIGKILL);
+			break;
+		}
+		n = poll(p, 2, left > INT32_MAX ? INT32_MAX : (int)left);
+		if (n < 0 && errno != EINTR)
+			break;
+		if (n > 0 && (p[0].revents & POLLIN))
+			break;
+		if (n > 0 && (p[1].revents & POLLIN)) {
+			stopped = 1;
+			kill(-child, SIGTERM);
+			if (deadline > now_ms() + VE_STOP_GRACE_MS)
+				deadline = now_ms() + VE_STOP_GRACE_MS;
+		}
+	}
+	if (pidfd >= 0)
+		close(pidfd);
+	/* No pidfd (a kernel before 5.3): as before, an unbounded wait. */
+	while ((rc = waitpid(child, status, 0)) < 0 && errno == EINTR)
+		;
+	return rc;
+}
+
 static void run_one(struct ve_runner *r, const struct ve_item *it)
 {
 	struct virusevent *ve = r->ve;
@@ -200,8 +267,8 @@ static void run_one(struct ve_runner *r, const struct ve_item *it)
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
 	sigset_t none, deflt;
+	int rc, status, timed_out;
 	pid_t child;
-	int rc, status;
 
 	id[0] = '\0';
 	if (it->fd >= 0)
@@ -223,7 +290,10 @@ static void run_one(struct ve_runner *r, const struct ve_item *it)
 	sigfillset(&deflt);
 	posix_spawnattr_setsigmask(&attr, &none);
 	posix_spawnattr_setsigdefault(&attr, &deflt);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+	/* A group of its own, to kill whatever it started too. */
+	posix_spawnattr_setpgroup(&attr, 0);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
+				 POSIX_SPAWN_SETPGROUP);
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_addclosefrom_np(&fa, 3);
 
@@ -243,15 +313,19 @@ static void run_one(struct ve_runner *r, const struct ve_item *it)
 		goto out;
 	}
 	atomic_fetch_add(&ve->run, 1);
-	while ((rc = waitpid(child, &status, 0)) < 0 && errno == EINTR)
-		;
+	rc = wait_bounded(ve, child, &status, &timed_out);
 	pthread_mutex_lock(&ve->children);
 	r->child = 0;		/* reaped only now: until then the pid stays ours */
 	pthread_mutex_unlock(&ve->children);
-	if (rc < 0)
+	if (rc < 0) {
 		log_error("virus_event %s for %s (pid %d): waitpid: %s",
 			  argv_cfg->items[0], it->path, (int)child, strerror(errno));
-	else if (WIFEXITED(status) && !WEXITSTATUS(status))
+	} else if (timed_out) {
+		atomic_fetch_add(&ve->timeouts, 1);
+		log_warning("virus_event %s for %s (pid %d): still running after %u ms; killed",
+			    argv_cfg->items[0], it->path, (int)child,
+			    ve->cfg->virus_event_timeout_ms);
+	} else if (WIFEXITED(status) && !WEXITSTATUS(status))
 		log_info("virus_event %s for %s (pid %d): exited with status 0",
 			 argv_cfg->items[0], it->path, (int)child);
 	else if (WIFEXITED(status))
@@ -312,9 +386,18 @@ struct virusevent *virusevent_start(const struct config *cfg, char *err,
 	}
 	ve->cfg = cfg;
 	ve->quarantine_fd = -1;
+	ve->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (ve->stop_fd < 0) {
+		snprintf(err, errlen, "virus_event: eventfd: %s", strerror(errno));
+		free(ve->runners);
+		free(ve->queue);
+		free(ve);
+		return NULL;
+	}
 	if (cfg->quarantine != QUARANTINE_NO) {
 		ve->quarantine_fd = quarantine_open_dir(cfg->quarantine_dir, 1, err, errlen);
 		if (ve->quarantine_fd < 0) {
+			close(ve->stop_fd);
 			free(ve->runners);
 			free(ve->queue);
 			free(ve);
@@ -326,6 +409,7 @@ struct virusevent *virusevent_start(const struct config *cfg, char *err,
 	pthread_cond_init(&ve->more, NULL);
 	atomic_init(&ve->run, 0);
 	atomic_init(&ve->dropped, 0);
+	atomic_init(&ve->timeouts, 0);
 	atomic_init(&ve->quarantined, 0);
 	atomic_init(&ve->quarantine_failed, 0);
 	for (unsigned int i = 0; i < cfg->virus_event_max; i++) {
@@ -385,10 +469,12 @@ void virusevent_queue(struct virusevent *ve, int fd, const char *path,
 }
 
 void virusevent_counts(struct virusevent *ve, uint64_t *run, uint64_t *dropped,
-		       uint64_t *quarantined, uint64_t *quarantine_failed)
+		       uint64_t *timeouts, uint64_t *quarantined,
+		       uint64_t *quarantine_failed)
 {
 	*run = ve ? atomic_load(&ve->run) : 0;
 	*dropped = ve ? atomic_load(&ve->dropped) : 0;
+	*timeouts = ve ? atomic_load(&ve->timeouts) : 0;
 	*quarantined = ve ? atomic_load(&ve->quarantined) : 0;
 	*quarantine_failed = ve ? atomic_load(&ve->quarantine_failed) : 0;
 }
@@ -413,9 +499,9 @@ void virusevent_stop(struct virusevent *ve)
 	}
 	pthread_cond_broadcast(&ve->more);
 	pthread_mutex_unlock(&ve->lock);
-	for (unsigned int i = 0; i < ve->nrunners; i++)
-		if (ve->runners[i].child)
-			kill(ve->runners[i].child, SIGTERM);
+	/* Each runner kills its command, waiting at most VE_STOP_GRACE_MS. */
+	if (eventfd_write(ve->stop_fd, 1))
+		log_error("virus_event: eventfd_write: %s", strerror(errno));
 	pthread_mutex_unlock(&ve->children);
 	for (unsigned int i = 0; i < ve->nrunners; i++)
 		pthread_join(ve->runners[i].thread, NULL);
@@ -424,6 +510,7 @@ void virusevent_stop(struct virusevent *ve)
 	pthread_mutex_destroy(&ve->children);
 	if (ve->quarantine_fd >= 0)
 		close(ve->quarantine_fd);
+	close(ve->stop_fd);
 	free(ve->runners);
 	free(ve->queue);
 	free(ve);

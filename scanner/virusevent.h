@@ -39,13 +39,16 @@ void virusevent_queue(struct virusevent *ve, int fd, const char *path,
 		      const char *signature, pid_t pid, const char *action);
 /*
  * Commands run, detections whose actions were dropped (queue full),
- * files quarantined, and quarantines that failed.
+ * commands killed for outlasting virus_event_timeout, files quarantined,
+ * and quarantines that failed.
  */
 void virusevent_counts(struct virusevent *ve, uint64_t *run, uint64_t *dropped,
-		       uint64_t *quarantined, uint64_t *quarantine_failed);
+		       uint64_t *timeouts, uint64_t *quarantined,
+		       uint64_t *quarantine_failed);
 /*
- * Stop: queued detections are dropped (logged), running commands get
- * SIGTERM and are waited for, the threads joined.  NULL is fine.
+ * Stop: queued detections are dropped (logged), running commands' process
+ * groups get SIGTERM and, if still there 2 s later, SIGKILL; the threads
+ * are joined.  NULL is fine.
  */
 void virusevent_stop(struct virusevent *ve);
 

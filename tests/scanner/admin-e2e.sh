@@ -47,6 +47,12 @@ start_scanner() {
 # stop_scanner: SIGTERM, exit status 0 (ASan's reports fail it)
 stop_scanner() { e2e_stop "$LOG"; }
 
+# dead PID: no such process, or a zombie that nobody has reaped yet
+dead() {
+	! kill -0 "$1" 2>/dev/null ||
+		[ "$(sed -n 's/^[0-9]* (.*) \([A-Z]\) .*/\1/p' "/proc/$1/stat" 2>/dev/null)" = Z ]
+}
+
 # statistics: the last statistics line, after SIGUSR1
 statistics() {
 	_n=$(grep -c 'statistics:' "$LOG")
@@ -190,10 +196,52 @@ SH
 	pass "environment: name with spaces, quotes, \$() passed as bytes; signature, pid, action"
 	st=$(statistics)
 	case $st in
-	*" virus_event_run=2 virus_event_dropped=0 quarantined=0 quarantine_failed=0") ;;
+	*" virus_event_run=2 virus_event_dropped=0 virus_event_timeouts=0 quarantined=0 quarantine_failed=0") ;;
 	*) fail "statistics: $st" ;;
 	esac
 	stop_scanner
+
+	# A command that hangs, ignores SIGTERM and leaves a child behind:
+	# killed with its group after virus_event_timeout, and a stop with
+	# one running ends within its grace, killing it too.
+	cat > "$W/hang.sh" <<'SH'
+#!/bin/sh
+trap '' TERM
+sleep 600 &
+echo $! > "$1/hang.child.$$"
+wait
+SH
+	chmod 0755 "$W/hang.sh"
+	rm -rf "$W/out"
+	mkdir "$W/out"
+	start_scanner --virus-event "$W/hang.sh $W/out" --virus-event-timeout 500
+	expect_denied "$M/eicar.com"
+	wait_log 30 "$LOG" 'virus_event .*still running after 500 ms; killed' 1
+	for f in "$W"/out/hang.child.*; do
+		[ -e "$f" ] || fail "the hung command left no pid"
+		_child=$(cat "$f")
+		wait_for 10 "the hung command's child $_child to be killed" dead "$_child"
+	done
+	st=$(statistics)
+	case $st in
+	*" virus_event_run=1 virus_event_dropped=0 virus_event_timeouts=1 "*) ;;
+	*) fail "statistics after a timeout: $st" ;;
+	esac
+	pass "a hung command and its child killed after virus_event_timeout"
+	stop_scanner
+	rm -rf "$W/out"
+	mkdir "$W/out"
+	start_scanner --virus-event "$W/hang.sh $W/out" --virus-event-timeout 600000
+	expect_denied "$M/eicar.com"
+	started() { ls "$W"/out/hang.child.* >/dev/null 2>&1; }
+	wait_for 30 "the hung command to start" started
+	_child=$(cat "$W"/out/hang.child.*)
+	# the stop's grace is 2 s; a hang would wait 600 s
+	_t0=$(now_ms)
+	stop_scanner
+	[ $(( $(now_ms) - _t0 )) -lt 20000 ] || fail "the stop waited on a hung command"
+	wait_for 10 "the hung command's child $_child to be killed by the stop" dead "$_child"
+	pass "a stop does not wait on a hung command"
 	;;
 self-check)
 	echo "innocent DAZUKOFS-NEW-SIGNATURE-9d2e here" > "$M/newsig.txt"
