@@ -66,6 +66,9 @@ struct clamd_conn {
 	struct clamd_conn *next;
 };
 
+/* Addresses of a TCP server tried in turn, of those its name resolves to. */
+#define CLAMD_ADDRS_MAX 8
+
 struct clamd_server {
 	char name[300];			/* the socket's path, or host:port */
 	int local;			/* UNIX socket: FILDES; else TCP: INSTREAM */
@@ -79,6 +82,16 @@ struct clamd_server {
 	char why[256];			/* down: the failure that took it out */
 	uint64_t scans, errors, failovers, latency_us_sum, latency_us_max;
 	char version[256];		/* VERSION's last answer, "" until one */
+	/*
+	 * A TCP server's addresses, resolved at start and by the watcher,
+	 * never in a scan: a slow resolver would hold the scan past its
+	 * deadline.  naddrs 0: not resolved (resolve_why says why).
+	 */
+	struct sockaddr_storage addrs[CLAMD_ADDRS_MAX];
+	socklen_t addrlens[CLAMD_ADDRS_MAX];
+	unsigned int naddrs;
+	int resolve_failing;
+	char resolve_why[256];
 	/*
 	 * A local server's process, from the last connection's SO_PEERCRED:
 	 * pid is read without the lock (the fanotify reader asks for every
@@ -347,6 +360,50 @@ static void server_learn_pid(struct clamd_backend *cb, struct clamd_server *s, i
 		log_debug("clamd %s: its pid is unknown: %s", s->name, why);
 }
 
+/*
+ * Resolve a TCP server's name, outside any lock (the resolver may take its
+ * time), then keep the addresses: at start and from the watcher only.  A
+ * failure keeps the addresses resolved before, if any.
+ */
+static void resolve_server(struct clamd_server *s)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res = NULL, *ai;
+	struct sockaddr_storage addrs[CLAMD_ADDRS_MAX];
+	socklen_t lens[CLAMD_ADDRS_MAX];
+	unsigned int n = 0, kept;
+	int rc, warn;
+
+	if (s->local)
+		return;
+	rc = getaddrinfo(s->host, s->port, &hints, &res);
+	for (ai = rc ? NULL : res; ai && n < CLAMD_ADDRS_MAX; ai = ai->ai_next) {
+		if (ai->ai_addrlen > sizeof(addrs[n]))
+			continue;
+		memcpy(&addrs[n], ai->ai_addr, ai->ai_addrlen);
+		lens[n++] = ai->ai_addrlen;
+	}
+	if (!rc)
+		freeaddrinfo(res);
+	pthread_mutex_lock(&s->lock);
+	/* Logged when it starts failing, not every round. */
+	warn = !n && !s->resolve_failing;
+	kept = s->naddrs;
+	s->resolve_failing = !n;
+	if (n) {
+		memcpy(s->addrs, addrs, sizeof(addrs));
+		memcpy(s->addrlens, lens, sizeof(lens));
+		s->naddrs = n;
+	} else {
+		snprintf(s->resolve_why, sizeof(s->resolve_why), "resolving %s: %s",
+			 s->host, rc ? gai_strerror(rc) : "no address");
+	}
+	pthread_mutex_unlock(&s->lock);
+	if (warn)
+		log_warning("clamd %s: resolving %s: %s%s", s->name, s->host,
+			    rc ? gai_strerror(rc) : "no address",
+			    kept ? "; the last addresses are kept" : "");
+}
+
 /* A new session with s; NULL with why. */
 static struct clamd_conn *conn_open(struct clamd_backend *cb, struct clamd_server *s,
 				    uint64_t deadline_us, char *why, size_t whylen)
@@ -368,18 +425,23 @@ static struct clamd_conn *conn_open(struct clamd_backend *cb, struct clamd_serve
 		/* before the request: clamd's opens for it must not wait */
 		server_learn_pid(cb, s, fd);
 	} else {
-		struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res, *ai;
-		int rc = getaddrinfo(s->host, s->port, &hints, &res);
+		struct sockaddr_storage addrs[CLAMD_ADDRS_MAX];
+		socklen_t lens[CLAMD_ADDRS_MAX];
+		unsigned int n;
 
-		if (rc) {
-			snprintf(why, whylen, "resolving %s: %s", s->host, gai_strerror(rc));
+		pthread_mutex_lock(&s->lock);
+		n = s->naddrs;
+		memcpy(addrs, s->addrs, sizeof(addrs));
+		memcpy(lens, s->addrlens, sizeof(lens));
+		if (!n)
+			snprintf(why, whylen, "%s", s->resolve_why);
+		pthread_mutex_unlock(&s->lock);
+		if (!n)
 			return NULL;
-		}
 		errno = EADDRNOTAVAIL;
-		for (ai = res; ai && fd < 0; ai = ai->ai_next)
-			fd = connect_one(ai->ai_family, ai->ai_addr, ai->ai_addrlen,
-					 deadline_us);
-		freeaddrinfo(res);
+		for (unsigned int i = 0; i < n && fd < 0; i++)
+			fd = connect_one(addrs[i].ss_family, (struct sockaddr *)&addrs[i],
+					 lens[i], deadline_us);
 		if (fd < 0) {
 			snprintf(why, whylen, "connect: %s", strerror(errno));
 			return NULL;
@@ -824,8 +886,8 @@ static void cd_status(struct backend *b, char *buf, size_t len)
 static int check_version(struct clamd_backend *cb, struct clamd_server *s)
 {
 	uint64_t deadline = scanner_now_us() + (uint64_t)cb->cfg->clamd_timeout_ms * 1000;
-	char why[256], old[sizeof(s->version)];
-	struct clamd_reply r;
+	char why[256] = "", old[sizeof(s->version)];
+	struct clamd_reply r = { 0 };
 	int down, changed;
 
 	pthread_mutex_lock(&s->lock);
@@ -833,10 +895,14 @@ static int check_version(struct clamd_backend *cb, struct clamd_server *s)
 	pthread_mutex_unlock(&s->lock);
 	if (down)
 		return -1;
+	/* No answer: r was never filled in, only why. */
 	if (ask(cb, s, -1, CLAMD_REQ_VERSION, deadline, &r, why, sizeof(why)) !=
-	    ATTEMPT_ANSWER || r.kind != CLAMD_REPLY_VERSION) {
-		log_debug("clamd %s: VERSION: %s", s->name,
-			  r.kind == CLAMD_REPLY_VERSION ? why : r.text);
+	    ATTEMPT_ANSWER) {
+		log_debug("clamd %s: VERSION: %s", s->name, why);
+		return -1;
+	}
+	if (r.kind != CLAMD_REPLY_VERSION) {
+		log_debug("clamd %s: VERSION: unexpected reply '%s'", s->name, r.text);
 		return -1;
 	}
 	pthread_mutex_lock(&s->lock);
@@ -892,8 +958,10 @@ static void *watch_signatures(void *arg)
 		if (cb->stop)
 			break;
 		pthread_mutex_unlock(&cb->watch_lock);
-		for (size_t i = 0; i < cb->n; i++)
+		for (size_t i = 0; i < cb->n; i++) {
+			resolve_server(&cb->servers[i]);
 			changed |= check_version(cb, &cb->servers[i]) == 1;
+		}
 		if (changed && cb->signatures_changed)
 			cb->signatures_changed(cb->ctx);
 		pthread_mutex_lock(&cb->watch_lock);
@@ -1031,6 +1099,7 @@ int backend_clamd_init(struct backend *b, const struct config *cfg,
 	for (size_t i = 0; i < cb->n; i++) {
 		pthread_mutex_init(&cb->servers[i].lock, NULL);
 		cb->servers[i].pidfd = -1;
+		resolve_server(&cb->servers[i]);
 	}
 	b->ops = &clamd_ops;
 	b->priv = cb;

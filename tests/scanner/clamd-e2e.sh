@@ -38,13 +38,24 @@
 #             (none hangs); the scanner scanned none of clamd's files
 #             (temporary ones, signatures read at a RELOAD); restarted,
 #             clamd's new pid is learnt and its opens go unscanned again.
+#   dns       a TCP server whose name the resolver never answers (a
+#             nameserver that swallows queries, in a mount namespace of the
+#             test's own): the name is looked up at start and by the
+#             watcher, never in a scan, so an open is answered (on_error)
+#             at once, not after the resolver's timeout.
 # Every wait has a deadline.
-# Usage: clamd-e2e.sh local|tcp|failover|oversize|haproxy|signatures|fanotify SCANNER DBDIR
+# Usage: clamd-e2e.sh local|tcp|failover|oversize|haproxy|signatures|fanotify|dns SCANNER DBDIR
 set -u
 MODE=$1
 SCANNER=$2
 DB_SRC=$3
 . "$(dirname "$0")/common.sh"
+
+# dns: the whole test in a mount namespace whose /etc/resolv.conf names a
+# nameserver that never answers; nothing of it is seen outside.
+if [ "$MODE" = dns ] && [ -z "${DNS_NS:-}" ]; then
+	exec unshare -m --propagation private env DNS_NS=1 "$0" "$@"
+fi
 
 [ "$(id -u)" = 0 ] || fail "needs root (fanotify permission events)"
 CLAMD=$(command -v clamd || echo /usr/sbin/clamd)
@@ -118,6 +129,36 @@ chmod 600 "$M/clean.txt" "$M/eicar.com"
 t0=$(now_ms)
 
 case $MODE in
+dns)
+	# UDP and TCP on 127.0.0.2:53, read and never answered
+	$PY -c '
+import socket, time
+u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); u.bind(("127.0.0.2", 53))
+t = socket.socket(); t.bind(("127.0.0.2", 53)); t.listen()
+print("listening", flush=True)
+time.sleep(600)' >"$W/blackhole.log" 2>&1 &
+	CLAMD_PIDS="$CLAMD_PIDS $!"
+	wait_log 10 "$W/blackhole.log" listening
+	printf 'nameserver 127.0.0.2\noptions timeout:5 attempts:1\n' >"$W/resolv.conf"
+	mount --bind "$W/resolv.conf" /etc/resolv.conf || fail "bind-mount resolv.conf"
+	_t=$(now_ms)
+	getent hosts clamd.dazukofs-test.example >/dev/null && fail "the blackhole resolved a name"
+	[ $(( $(now_ms) - _t )) -ge 4000 ] || fail "the resolver did not wait for the blackhole"
+	start_scanner "$W/dns.log" --tcp-server clamd.dazukofs-test.example:3310 \
+		--clamd-timeout-ms 2000 --clamd-retry-ms 1 --on-error deny
+	log_has "$W/dns.log" "resolving clamd.dazukofs-test.example" ||
+		{ cat "$W/dns.log"; fail "no warning about the name"; }
+	for i in 1 2 3; do
+		_t=$(now_ms)
+		expect_denied "$M/clean.txt"
+		_d=$(( $(now_ms) - _t ))
+		# the resolver's timeout is 5 s: a lookup in the scan would
+		# show (clamd_retry_ms 1: every scan tries the server again)
+		[ "$_d" -lt 4000 ] || fail "open $i took $_d ms: a name lookup in the scan?"
+	done
+	pass "no name lookup in the scan path: opens answered at once"
+	stop_scanner "$W/dns.log"
+	;;
 local)
 	start_clamd c1 - nobody
 	SOCK=$W/c1/sock
