@@ -31,6 +31,7 @@
 #include "control.h"
 #include "dbwatch.h"
 #include "engine.h"
+#include "fdlimit.h"
 #include "log.h"
 #include "metrics.h"
 #include "quarantine.h"
@@ -537,13 +538,45 @@ static const struct control_ops control_ops = {
 	.reload = control_reload,
 };
 
-static int start_workers(struct app *app, char *err, size_t errlen)
+/* workers, or one per CPU for 0 */
+static unsigned int worker_count(const struct config *cfg)
 {
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return cfg->workers ? cfg->workers : (unsigned int)(ncpu > 0 ? ncpu : 1);
+}
+
+/*
+ * Raise the open-file limit, and tell the source how many events it may
+ * hold: never so many that the kernel cannot make the next one's fd
+ * (EMFILE), which it would answer with a deny.  -1 if the limit is too low
+ * even for one event per worker.
+ */
+static int set_fd_limit(struct app *app, char *err, size_t errlen)
+{
+	unsigned int workers = worker_count(&app->cfg);
+	long soft = fdlimit_raise(err, errlen);
+
+	if (soft < 0)
+		return -1;
+	app->source.max_events = fdlimit_events(soft, workers);
+	if (!app->source.max_events) {
+		snprintf(err, errlen,
+			 "the open-file limit %ld is too low for %u workers (at least %ld): raise LimitNOFILE or ulimit -n",
+			 soft, workers,
+			 FDLIMIT_RESERVE + (long)workers * (FDLIMIT_RESERVE_PER_WORKER + 1));
+		return -1;
+	}
+	log_info("open files: limit %ld, at most %u events held at once", soft,
+		 app->source.max_events);
+	return 0;
+}
+
+static int start_workers(struct app *app, char *err, size_t errlen)
+{
 	int rc;
 
-	app->nworkers = app->cfg.workers ? app->cfg.workers :
-					   (unsigned int)(ncpu > 0 ? ncpu : 1);
+	app->nworkers = worker_count(&app->cfg);
 	app->workers = calloc(app->nworkers, sizeof(*app->workers));
 	if (!app->workers) {
 		snprintf(err, errlen, "out of memory");
@@ -672,6 +705,10 @@ int main(int argc, char **argv)
 	/* set up below, before the source starts */
 	app.source.backend = &app.sc.backend;
 	app.source.stop_fd = app.sc.stop_fd;
+	if (set_fd_limit(&app, err, sizeof(err))) {
+		log_error("%s", err);
+		goto out_cache;
+	}
 	if (app.cfg.source == SOURCE_DAZUKOFS)
 		rc = source_dazukofs_open(&app.source, &app.cfg, err, sizeof(err));
 	else

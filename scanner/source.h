@@ -82,6 +82,8 @@ struct source {
 	 */
 	struct backend *backend;
 	int stop_fd;			/* eventfd: readable once stopping */
+	/* Events holding an fd at once, at most (fdlimit_events()). */
+	unsigned int max_events;
 	void *priv;
 };
 

@@ -13,8 +13,12 @@
  * for (a local clamd writing its temporary files there: a scan of those
  * would wait for the clamd that waits for it).  It also drops cached
  * verdicts of files that were written (FAN_MODIFY, FAN_CLOSE_WRITE).
- * The queue is unlimited: a permission event that overflows fanotify's
- * queue is allowed by the kernel unseen.
+ * fanotify's queue is unlimited (FAN_UNLIMITED_QUEUE): a permission event
+ * that overflowed it would be allowed by the kernel unseen.  Events the
+ * reader has read hold an fd each, until a worker answers; the reader
+ * reads no more than src->max_events of them at once (fdlimit.h), so that
+ * the kernel can always make the next one's fd: one it could not make
+ * (EMFILE) it would answer with a deny.  The others wait in the kernel.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,6 +30,7 @@
 #include <sys/eventfd.h>
 #include <sys/fanotify.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "backend.h"
@@ -49,6 +54,9 @@ struct fan_source {
 	pthread_mutex_t lock;
 	pthread_cond_t ready;
 	struct fan_pending *head, **tail;	/* under lock */
+	unsigned int held;			/* under lock: read, not answered */
+	pthread_cond_t room;			/* held fell below max_events */
+	int stopping;				/* under lock: the reader returns */
 	int closing;				/* under lock: no more events */
 	char failure[256];			/* under lock: why the reader stopped */
 };
@@ -163,6 +171,7 @@ static void reader_dispatch(struct source *src, struct fan_source *fs,
 	if (!queued)
 		return;
 	pthread_mutex_lock(&fs->lock);
+	fs->held += queued;
 	*fs->tail = first;
 	fs->tail = last;
 	if (queued == 1)
@@ -170,6 +179,36 @@ static void reader_dispatch(struct source *src, struct fan_source *fs,
 	else
 		pthread_cond_broadcast(&fs->ready);
 	pthread_mutex_unlock(&fs->lock);
+}
+
+/*
+ * Until fewer than max_events events are held (a worker answers one; the
+ * kernel keeps the rest waiting), or the stop: how many more may be read,
+ * 0 to stop.  The stop is an eventfd, which a condition cannot wait on:
+ * looked at every 100 ms while waiting, which only happens under a flood.
+ */
+static size_t wait_for_room(struct source *src, struct fan_source *fs)
+{
+	struct pollfd stop = { .fd = src->stop_fd, .events = POLLIN };
+	size_t room = 0;
+
+	pthread_mutex_lock(&fs->lock);
+	while (fs->held >= src->max_events && !fs->stopping &&
+	       poll(&stop, 1, 0) == 0) {
+		struct timespec until;
+
+		clock_gettime(CLOCK_MONOTONIC, &until);
+		until.tv_nsec += 100 * 1000000L;
+		if (until.tv_nsec >= 1000000000L) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&fs->room, &fs->lock, &until);
+	}
+	if (!fs->stopping && fs->held < src->max_events)
+		room = src->max_events - fs->held;
+	pthread_mutex_unlock(&fs->lock);
+	return room;
 }
 
 static void *reader_main(void *arg)
@@ -185,9 +224,13 @@ static void *reader_main(void *arg)
 		char bytes[8192];
 	} buf;
 	char why[200];
+	size_t room;
 	ssize_t n;
 
 	for (;;) {
+		room = wait_for_room(src, fs);
+		if (!room)
+			break;
 		if (poll(pfd, 2, -1) < 0) {
 			if (errno == EINTR)
 				continue;
@@ -199,7 +242,10 @@ static void *reader_main(void *arg)
 			break;
 		if (!(pfd[0].revents & POLLIN))
 			continue;
-		n = read(fs->fd, buf.bytes, sizeof(buf.bytes));
+		/* No more events than there is room for: one fd each. */
+		n = read(fs->fd, buf.bytes,
+			 room < sizeof(buf.bytes) / FAN_EVENT_METADATA_LEN ?
+			 room * FAN_EVENT_METADATA_LEN : sizeof(buf.bytes));
 		if (n < 0) {
 			if (errno == EAGAIN || errno == EINTR)
 				continue;
@@ -291,13 +337,18 @@ static int fan_path(struct source_worker *w, const struct source_event *ev,
 static int fan_answer(struct source_worker *w, struct source_event *ev, char *err,
 		      size_t errlen)
 {
-	int rc = fan_answer_fd(w->fs->fd, ev->fd, ev->verdict);
+	struct fan_source *fs = w->fs;
+	int rc = fan_answer_fd(fs->fd, ev->fd, ev->verdict);
 
 	if (rc)
 		snprintf(err, errlen, "fanotify response for fd %d: %s", ev->fd,
 			 strerror(errno));
 	close(ev->fd);
 	ev->fd = -1;
+	pthread_mutex_lock(&fs->lock);
+	if (fs->held-- == w->src->max_events)
+		pthread_cond_signal(&fs->room);
+	pthread_mutex_unlock(&fs->lock);
 	return rc;
 }
 
@@ -341,6 +392,10 @@ static void fan_close(struct source *src)
 	if (fs->reader_running) {
 		/* The caller wrote stop_fd; wake the reader also if it did not. */
 		eventfd_write(src->stop_fd, 1);
+		pthread_mutex_lock(&fs->lock);
+		fs->stopping = 1;
+		pthread_cond_signal(&fs->room);
+		pthread_mutex_unlock(&fs->lock);
 		pthread_join(fs->reader, NULL);
 	}
 	/* Closing the group allows whatever is still pending. */
@@ -351,6 +406,7 @@ static void fan_close(struct source *src)
 		free(p);
 	}
 	pthread_cond_destroy(&fs->ready);
+	pthread_cond_destroy(&fs->room);
 	pthread_mutex_destroy(&fs->lock);
 	free(fs);
 	src->priv = NULL;
@@ -382,12 +438,21 @@ int source_fanotify_open(struct source *src, const struct config *cfg,
 	fs->tail = &fs->head;
 	pthread_mutex_init(&fs->lock, NULL);
 	pthread_cond_init(&fs->ready, NULL);
+	{
+		pthread_condattr_t ca;
+
+		pthread_condattr_init(&ca);
+		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+		pthread_cond_init(&fs->room, &ca);
+		pthread_condattr_destroy(&ca);
+	}
 	fs->fd = fanotify_init(FAN_CLASS_CONTENT | FAN_CLOEXEC | FAN_NONBLOCK |
 			       FAN_UNLIMITED_QUEUE,
 			       O_RDONLY | O_LARGEFILE | O_CLOEXEC);
 	if (fs->fd < 0) {
 		snprintf(err, errlen, "fanotify_init: %s", strerror(errno));
 		pthread_cond_destroy(&fs->ready);
+		pthread_cond_destroy(&fs->room);
 		pthread_mutex_destroy(&fs->lock);
 		free(fs);
 		return -1;

@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The open-file limit and the room it leaves for events (fdlimit.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "fdlimit.h"
+
+long fdlimit_raise(char *err, size_t errlen)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl)) {
+		snprintf(err, errlen, "getrlimit(RLIMIT_NOFILE): %s", strerror(errno));
+		return -1;
+	}
+	if (rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl)) {
+			snprintf(err, errlen, "setrlimit(RLIMIT_NOFILE, %llu): %s",
+				 (unsigned long long)rl.rlim_max, strerror(errno));
+			return -1;
+		}
+	}
+	/* RLIM_INFINITY cannot be the open-file limit; keep the type's range. */
+	return rl.rlim_cur > (rlim_t)1 << 30 ? 1L << 30 : (long)rl.rlim_cur;
+}
+
+unsigned int fdlimit_events(long soft, unsigned int workers)
+{
+	long reserve = FDLIMIT_RESERVE + (long)workers * FDLIMIT_RESERVE_PER_WORKER;
+	long room = soft - reserve;
+
+	if (room < (long)workers || room < 1)
+		return 0;
+	return room > FDLIMIT_EVENTS_MAX ? FDLIMIT_EVENTS_MAX : (unsigned int)room;
+}
