@@ -236,17 +236,25 @@ static void import_log(FILE *out, FILE *notes, struct import_state *st)
 
 int clamdconf_import(const char *path, FILE *out, FILE *notes)
 {
-	char *line = NULL, where[PATH_MAX + 32];
-	struct import_state st = { 0 };
-	unsigned int lineno = 0;
-	size_t cap = 0;
-	unsigned long long t;
 	FILE *f = fopen(path, "re");
 
 	if (!f) {
 		fprintf(notes, "%s: %s\n", path, strerror(errno));
 		return -1;
 	}
+	clamdconf_import_stream(f, path, out, notes);
+	fclose(f);
+	return 0;
+}
+
+void clamdconf_import_stream(FILE *f, const char *path, FILE *out, FILE *notes)
+{
+	char *line = NULL, where[PATH_MAX + 32];
+	struct import_state st = { 0 };
+	unsigned int lineno = 0;
+	size_t cap = 0;
+	unsigned long long t;
+
 	fprintf(out, "# dazuko-clamscan settings from %s (clamscan.conf(5));\n"
 		"# each line names the clamd option it comes from.\n", path);
 	while (getline(&line, &cap, f) >= 0) {
@@ -295,6 +303,4 @@ int clamdconf_import(const char *path, FILE *out, FILE *notes)
 	}
 	import_log(out, notes, &st);
 	free(line);
-	fclose(f);
-	return 0;
 }

@@ -15,5 +15,7 @@
  * read it.  0, or -1 if the file cannot be read (message on notes).
  */
 int clamdconf_import(const char *path, FILE *out, FILE *notes);
+/* The same from an open stream, path naming it in notes (the fuzzer's). */
+void clamdconf_import_stream(FILE *f, const char *path, FILE *out, FILE *notes);
 
 #endif

@@ -948,8 +948,8 @@ static int check_problem(struct config *cfg, const char *msg)
 	return 1;
 }
 
-int config_load_file(struct config *cfg, const char *path, int must_exist,
-		     char *err, size_t errlen)
+int config_load_stream(struct config *cfg, FILE *f, const char *path,
+		       char *err, size_t errlen)
 {
 	char why[CONFIG_ERR_MAX];
 	char *line = NULL;
@@ -957,18 +957,7 @@ int config_load_file(struct config *cfg, const char *path, int must_exist,
 	ssize_t len;
 	unsigned int lineno = 0;
 	int rc = 0;
-	FILE *f;
 
-	f = fopen(path, "re");
-	if (!f) {
-		if (errno == ENOENT && !must_exist)
-			return 0;
-		FAIL("%s: %s", path, strerror(errno));
-	}
-	if (trust_path("config file", path, err, errlen)) {
-		fclose(f);
-		return -1;
-	}
 	while ((len = getline(&line, &cap, f)) >= 0) {
 		char where[CONFIG_ERR_MAX], *s, *eq, *key, *value, *hash;
 
@@ -1035,6 +1024,22 @@ int config_load_file(struct config *cfg, const char *path, int must_exist,
 		rc = -1;
 	}
 	free(line);
+	return rc;
+}
+
+int config_load_file(struct config *cfg, const char *path, int must_exist,
+		     char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "re");
+	int rc;
+
+	if (!f) {
+		if (errno == ENOENT && !must_exist)
+			return 0;
+		FAIL("%s: %s", path, strerror(errno));
+	}
+	rc = trust_path("config file", path, err, errlen) ? -1 :
+	     config_load_stream(cfg, f, path, err, errlen);
 	fclose(f);
 	return rc;
 }

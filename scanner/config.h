@@ -144,9 +144,15 @@ void config_free(struct config *cfg);
 int config_set(struct config *cfg, const char *key, const char *value,
 	       char *err, size_t errlen);
 
-/* Read a config file; a bad line gives -1 and "FILE:LINE: why" in err. */
+/*
+ * Read a config file, which must pass trust_path(); a bad line gives -1
+ * and "FILE:LINE: why" in err.
+ */
 int config_load_file(struct config *cfg, const char *path, int must_exist,
 		     char *err, size_t errlen);
+/* The same from an open stream, path naming it in messages (the fuzzer's). */
+int config_load_stream(struct config *cfg, FILE *f, const char *path,
+		       char *err, size_t errlen);
 
 /*
  * The whole: defaults, the file (--config or the default; the default may
