@@ -422,6 +422,7 @@ struct record {
 	const char *path, *comm, *signature, *action, *server;
 	pid_t pid;			/* with path */
 	long long uid;			/* with path; -1: unknown */
+	int written;			/* with path: a close after a write */
 };
 
 /* "2026-12-05T09:14:03.123456+01:00": RFC 3339, local time, microseconds */
@@ -578,6 +579,8 @@ static char *json_line(const struct record *r, size_t *len)
 		rc |= json_add_string(o, "action", r->action);
 	if (r->server)
 		rc |= json_add_escaped(o, "server", r->server);
+	if (r->path && r->written)
+		rc |= json_object_object_add(o, "written", json_object_new_boolean(1));
 	js = rc ? NULL : json_object_to_json_string_length(o,
 			JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &n);
 	if (js && (line = malloc(n + 2))) {
@@ -711,31 +714,34 @@ static const char *uid_field(long long uid, char buf[UID_FIELD_MAX])
 	(server) ? (server) : (ufield),					\
 	(server) && (ufield) ? "%s" : NULL, (ufield), NULL
 
-void log_detection(const char *path, pid_t pid, long long uid, const char *comm,
+void log_detection(const char *path, const struct log_opener *who,
 		   const char *signature, const char *action, const char *server)
 {
 	char ubuf[UID_FIELD_MAX];
-	const char *ufield = uid_field(uid, ubuf);
+	const char *ufield = uid_field(who->uid, ubuf);
+	const char *by = who->written ? "written" : "opened";
 	struct escaped es, *e = &es;
 	struct record r = {
 		.level = LOG_LVL_WARNING, .event = "detection", .path = path,
-		.comm = comm, .signature = signature, .action = action,
-		.server = server, .pid = pid, .uid = uid,
+		.comm = who->comm, .signature = signature, .action = action,
+		.server = server, .pid = who->pid, .uid = who->uid,
+		.written = who->written,
 	};
 
-	escape_fields(e, path, comm, signature, server);
+	escape_fields(e, path, who->comm, signature, server);
 	if (log_state.target == LOG_TARGET_JOURNAL) {
-		sd_journal_send("MESSAGE=FOUND %s in %s (opened by pid %d %s): %s%s%s%s",
-				e->sig, e->path, (int)pid, e->comm, action,
+		sd_journal_send("MESSAGE=FOUND %s in %s (%s by pid %d %s): %s%s%s%s",
+				e->sig, e->path, by, (int)who->pid, e->comm, action,
 				server ? " (clamd " : "", e->server, server ? ")" : "",
 				"PRIORITY=%d", LOG_WARNING,
 				"SYSLOG_IDENTIFIER=dazuko-clamscan",
 				"MESSAGE_ID=5d2b6e0b9f6a4c8e8a1f3c7d9e2b4a61",
 				"DAZUKOFS_EVENT=detection",
-				"DAZUKOFS_PATH=%s", path, "DAZUKOFS_PID=%d", (int)pid,
-				"DAZUKOFS_COMM=%s", comm,
+				"DAZUKOFS_PATH=%s", path, "DAZUKOFS_PID=%d", (int)who->pid,
+				"DAZUKOFS_COMM=%s", who->comm,
 				"DAZUKOFS_SIGNATURE=%s", signature,
 				"DAZUKOFS_ACTION=%s", action,
+				"DAZUKOFS_WRITTEN=%d", who->written ? 1 : 0,
 				OPTIONAL_FIELDS(server, ufield));
 		return;
 	}
@@ -746,44 +752,48 @@ void log_detection(const char *path, pid_t pid, long long uid, const char *comm,
 	 * at the fields' sizes.
 	 */
 	if (snprintf(e->msg, sizeof(e->msg),
-		     "FOUND signature=%s path=%s pid=%d comm=%s action=%s%s%s",
-		     e->sig, e->path, (int)pid, e->comm, action, server ? " server=" : "",
-		     e->server) < 0)
+		     "FOUND signature=%s path=%s pid=%d comm=%s action=%s%s%s%s",
+		     e->sig, e->path, (int)who->pid, e->comm, action,
+		     server ? " server=" : "", e->server,
+		     who->written ? " written=yes" : "") < 0)
 		return;
 	r.message = e->msg;
 	emit(&r);
 }
 
-void log_clean(const char *path, pid_t pid, long long uid, const char *comm,
-	       const char *server)
+void log_clean(const char *path, const struct log_opener *who, const char *server)
 {
 	char ubuf[UID_FIELD_MAX];
-	const char *ufield = uid_field(uid, ubuf);
+	const char *ufield = uid_field(who->uid, ubuf);
 	struct escaped es, *e = &es;
 	struct record r = {
-		.level = LOG_LVL_INFO, .event = "clean", .path = path, .comm = comm,
-		.server = server, .pid = pid, .uid = uid,
+		.level = LOG_LVL_INFO, .event = "clean", .path = path,
+		.comm = who->comm, .server = server, .pid = who->pid,
+		.uid = who->uid, .written = who->written,
 	};
 
 	if (!log_state.clean)
 		return;
-	escape_fields(e, path, comm, NULL, server);
+	escape_fields(e, path, who->comm, NULL, server);
 	if (log_state.target == LOG_TARGET_JOURNAL) {
-		sd_journal_send("MESSAGE=clean: %s (opened by pid %d %s)%s%s%s",
-				e->path, (int)pid, e->comm,
+		sd_journal_send("MESSAGE=clean: %s (%s by pid %d %s)%s%s%s",
+				e->path, who->written ? "written" : "opened",
+				(int)who->pid, e->comm,
 				server ? " (clamd " : "", e->server, server ? ")" : "",
 				"PRIORITY=%d", LOG_INFO,
 				"SYSLOG_IDENTIFIER=dazuko-clamscan",
 				"MESSAGE_ID=8c1e2f4a6b3d4e5f9a7b0c2d4e6f8a13",
 				"DAZUKOFS_EVENT=clean",
-				"DAZUKOFS_PATH=%s", path, "DAZUKOFS_PID=%d", (int)pid,
-				"DAZUKOFS_COMM=%s", comm,
+				"DAZUKOFS_PATH=%s", path, "DAZUKOFS_PID=%d", (int)who->pid,
+				"DAZUKOFS_COMM=%s", who->comm,
+				"DAZUKOFS_WRITTEN=%d", who->written ? 1 : 0,
 				OPTIONAL_FIELDS(server, ufield));
 		return;
 	}
 	/* the return value looked at: see log_detection */
-	if (snprintf(e->msg, sizeof(e->msg), "clean path=%s pid=%d comm=%s%s%s",
-		     e->path, (int)pid, e->comm, server ? " server=" : "", e->server) < 0)
+	if (snprintf(e->msg, sizeof(e->msg), "clean path=%s pid=%d comm=%s%s%s%s",
+		     e->path, (int)who->pid, e->comm, server ? " server=" : "", e->server,
+		     who->written ? " written=yes" : "") < 0)
 		return;
 	r.message = e->msg;
 	emit(&r);

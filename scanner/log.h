@@ -138,20 +138,32 @@ struct json_object *log_json_escaped(const char *raw);
 #define LOG_ESCAPE_MAX_GROWTH 4
 
 /*
+ * Who made the access a scan result is about: the opener, or for a close
+ * after a write (dazukofs close_write events) the writer.
+ */
+struct log_opener {
+	pid_t pid;
+	long long uid;		/* the real uid, -1 if unknown */
+	const char *comm;
+	int written;		/* a close after a write, not an open */
+};
+
+/*
  * A detection, always logged (level warning), with structured fields in
  * the journal: the message is escaped, DAZUKOFS_PATH and DAZUKOFS_COMM
- * hold the raw bytes.  uid: the opener's real uid, -1 if unknown (JSON
- * and the journal only: the text line keeps its fields).  server: the clamd server that found it
- * (DAZUKOFS_SERVER), NULL for libclamav.
+ * hold the raw bytes.  The uid goes to JSON and the journal only (the
+ * text line keeps its fields); a write is "written by" in the journal's
+ * message, written=yes on the text line, "written": true in JSON and
+ * DAZUKOFS_WRITTEN=1 in the journal.  server: the clamd server that found
+ * it (DAZUKOFS_SERVER), NULL for libclamav.
  */
-void log_detection(const char *path, pid_t pid, long long uid, const char *comm,
+void log_detection(const char *path, const struct log_opener *who,
 		   const char *signature, const char *action, const char *server);
 
 /* log_clean = yes: is each clean scan to be logged? */
 int log_clean_enabled(void);
 /* A clean scan result (level info), whatever log_level, if log_clean. */
-void log_clean(const char *path, pid_t pid, long long uid, const char *comm,
-	       const char *server);
+void log_clean(const char *path, const struct log_opener *who, const char *server);
 
 /* The arguments are evaluated only if the level is logged (see worker.c). */
 #define log_at(level, ...)					\

@@ -24,6 +24,7 @@ struct opener_ids {
 	pid_t pid;
 	int have_uids;
 	uid_t uid, euid, fsuid;
+	int written;		/* it closed the file after writing it */
 };
 
 /*

@@ -32,6 +32,7 @@ struct source_event {
 	 */
 	int have_uids;
 	uid_t uid, euid, fsuid;
+	int written;		/* a close after a write (dazukofs), not an open */
 	unsigned long id;	/* the source's own */
 	void *priv;		/* the source's own */
 };

@@ -126,10 +126,13 @@ static void detected(struct scanner *sc, int fd, struct event_path *path,
 {
 	pid_t pid = who->pid;
 	char comm[64];
+	struct log_opener lo = {
+		.pid = pid, .uid = opener_uid_or_unknown(who), .comm = comm,
+		.written = who->written,
+	};
 
 	scanner_read_comm(pid, comm, sizeof(comm));
-	log_detection(event_path_name(path), pid, opener_uid_or_unknown(who), comm, sig,
-		      action, server);
+	log_detection(event_path_name(path), &lo, sig, action, server);
 	live_detection(&sc->live, event_path_name(path), pid, comm, sig, action);
 	if (sc->virusevent)
 		virusevent_queue(sc->virusevent, fd, event_path_name(path), sig, pid, action);
@@ -326,11 +329,14 @@ enum verdict scanner_decide_ids(struct scanner *sc, int fd,
 			*remember = 1;
 		if (log_clean_enabled()) {
 			char comm[64];
+			struct log_opener lo = {
+				.pid = pid, .uid = opener_uid_or_unknown(who),
+				.comm = comm, .written = who->written,
+			};
 
 			/* clamd's LogClean: a scan's result, not a cache hit */
 			scanner_read_comm(pid, comm, sizeof(comm));
-			log_clean(event_path_name(path), pid, opener_uid_or_unknown(who), comm,
-				  ans.server);
+			log_clean(event_path_name(path), &lo, ans.server);
 		} else {
 			log_debug("%s: clean%s%s", event_path_name(path),
 				  ans.server ? " by clamd " : "", ans.server ? ans.server : "");
@@ -427,6 +433,7 @@ void *worker_main(void *arg)
 		who.uid = ev.uid;
 		who.euid = ev.euid;
 		who.fsuid = ev.fsuid;
+		who.written = ev.written;
 		ev.verdict = scanner_decide_ids(sc, ev.fd, &path, &who,
 						&ev.remember);
 		atomic_store(&w->busy_since_us, 0);

@@ -106,7 +106,9 @@ static void log_a_path(void)
 
 static void log_a_detection(void)
 {
-	log_detection(forged_path, 42, -1, "ev\x1b[2J\ncomm", "Eicar\n", "denied", NULL);
+	const struct log_opener who = { .pid = 42, .uid = -1, .comm = "ev\x1b[2J\ncomm" };
+
+	log_detection(forged_path, &who, "Eicar\n", "denied", NULL);
 }
 
 static int count(const char *s, char c)
@@ -157,8 +159,11 @@ static int hostile_i;
 
 static void log_hostile(void)
 {
-	log_detection(hostile[hostile_i][0], 7, -1, hostile[hostile_i][1],
-		      "Sig", "denied", NULL);
+	const struct log_opener who = {
+		.pid = 7, .uid = -1, .comm = hostile[hostile_i][1],
+	};
+
+	log_detection(hostile[hostile_i][0], &who, "Sig", "denied", NULL);
 }
 
 /* Undo log_escape_value() on the value at *p; advance past it. */
@@ -356,8 +361,8 @@ static void log_json_records(void)
 	log_event(LOG_LVL_NOTICE, "start", "ready: %s", "test");
 	log_info("a message with a \x01 control and UTF-8 \xc3\xbc");
 	log_debug("not logged at info");
-	log_detection(odd_path, 42, 1000, "ev\xc3\x28il", "Eicar-Sig", "denied", "/run/clamd.ctl");
-	log_clean("/srv/clean.txt", 43, -1, "cat", NULL);
+	log_detection(odd_path, &(struct log_opener){ .pid = 42, .uid = 1000, .comm = "ev\xc3\x28il", .written = 1 }, "Eicar-Sig", "denied", "/run/clamd.ctl");
+	log_clean("/srv/clean.txt", &(struct log_opener){ .pid = 43, .uid = -1, .comm = "cat" }, NULL);
 }
 
 static void test_json(void **state)
@@ -395,6 +400,9 @@ static void test_json(void **state)
 	assert_string_equal(str_field(o[2], "signature"), "Eicar-Sig");
 	assert_string_equal(str_field(o[2], "action"), "denied");
 	assert_string_equal(str_field(o[2], "server"), "/run/clamd.ctl");
+	/* a close after a write, not an open */
+	assert_true(json_object_get_boolean(json_object_object_get(o[2], "written")));
+	assert_false(has_field(o[3], "written"));
 
 	assert_string_equal(str_field(o[3], "event"), "clean");
 	assert_string_equal(str_field(o[3], "level"), "info");
@@ -410,15 +418,39 @@ static void test_json(void **state)
 		json_object_put(o[i]);
 }
 
+static void log_written(void)
+{
+	const struct log_opener who = {
+		.pid = 9, .uid = 1000, .comm = "vim", .written = 1,
+	};
+
+	log_clean("/srv/w.txt", &who, NULL);
+	log_detection("/srv/w.com", &who, "Eicar", "denied", NULL);
+}
+
+/* A close after a write says so: written=yes on the text line. */
+static void test_written(void **state)
+{
+	const char *out;
+
+	(void)state;
+	use_stderr(LOG_FORMAT_TEXT, 1);
+	out = capture_stderr(log_written);
+	log_init(LOG_LVL_INFO, 0);
+	assert_string_equal(out,
+		"dazuko-clamscan: info: clean path=/srv/w.txt pid=9 comm=vim written=yes\n"
+		"dazuko-clamscan: warning: FOUND signature=Eicar path=/srv/w.com pid=9 comm=vim action=denied written=yes\n");
+}
+
 static void log_one_clean(void)
 {
-	log_clean("/srv/clean.txt", 43, 0, "cat", NULL);
+	log_clean("/srv/clean.txt", &(struct log_opener){ .pid = 43, .uid = 0, .comm = "cat" }, NULL);
 }
 
 static void log_clean_and_detection(void)
 {
-	log_clean("/srv/clean.txt", 43, 0, "cat", "10.0.0.1:3310");
-	log_detection("/srv/e.com", 44, 0, "cat", "Eicar", "allowed-report-only", NULL);
+	log_clean("/srv/clean.txt", &(struct log_opener){ .pid = 43, .uid = 0, .comm = "cat" }, "10.0.0.1:3310");
+	log_detection("/srv/e.com", &(struct log_opener){ .pid = 44, .uid = 0, .comm = "cat" }, "Eicar", "allowed-report-only", NULL);
 }
 
 /* log_clean = no logs no clean file; detections are logged whatever the level */
@@ -773,7 +805,7 @@ static void *writer(void *arg)
 	/* long enough that two writes per line would mix */
 	snprintf(path, sizeof(path), "/srv/%0500d/%d", 0, (int)(intptr_t)arg);
 	for (int i = 0; i < LINES_EACH; i++)
-		log_detection(path, i, 0, "writer", "Sig", "denied", NULL);
+		log_detection(path, &(struct log_opener){ .pid = i, .uid = 0, .comm = "writer" }, "Sig", "denied", NULL);
 	return NULL;
 }
 
@@ -867,7 +899,7 @@ static void *pipe_writer(void *arg)
 	/* a record longer than PIPE_BUF: the pipe may take it in pieces */
 	snprintf(path, sizeof(path), "/srv/%03990d", (int)(intptr_t)arg);
 	for (int i = 0; i < PIPE_LINES; i++)
-		log_detection(path, i, 0, "writer", "Sig", "denied", NULL);
+		log_detection(path, &(struct log_opener){ .pid = i, .uid = 0, .comm = "writer" }, "Sig", "denied", NULL);
 	return NULL;
 }
 
@@ -1020,6 +1052,7 @@ int main(void)
 		cmocka_unit_test(test_escape_bounded),
 		cmocka_unit_test(test_one_line),
 		cmocka_unit_test(test_hostile_fields),
+		cmocka_unit_test(test_written),
 		cmocka_unit_test(test_facility),
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_clean_and_levels),
