@@ -27,12 +27,21 @@ long fdlimit_raise(char *err, size_t errlen)
 	return rl.rlim_cur > (rlim_t)1 << 30 ? 1L << 30 : (long)rl.rlim_cur;
 }
 
+static long fdlimit_reserve(unsigned int workers)
+{
+	return FDLIMIT_RESERVE + (long)workers * FDLIMIT_RESERVE_PER_WORKER;
+}
+
+long fdlimit_needed(unsigned int workers)
+{
+	return fdlimit_reserve(workers) + (workers ? workers : 1);
+}
+
 unsigned int fdlimit_events(long soft, unsigned int workers)
 {
-	long reserve = FDLIMIT_RESERVE + (long)workers * FDLIMIT_RESERVE_PER_WORKER;
-	long room = soft - reserve;
+	long room = soft - fdlimit_reserve(workers);
 
-	if (room < (long)workers || room < 1)
+	if (soft < fdlimit_needed(workers))
 		return 0;
 	return room > FDLIMIT_EVENTS_MAX ? FDLIMIT_EVENTS_MAX : (unsigned int)room;
 }

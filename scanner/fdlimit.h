@@ -26,9 +26,11 @@
  * now, or -1 with @err.
  */
 long fdlimit_raise(char *err, size_t errlen);
+/* The least soft limit that leaves room for one event per worker. */
+long fdlimit_needed(unsigned int workers);
 /*
  * How many events may hold an fd at once under the soft limit @soft with
- * @workers workers; 0 if @soft leaves no room for one per worker.
+ * @workers workers; 0 if @soft is below fdlimit_needed(@workers).
  */
 unsigned int fdlimit_events(long soft, unsigned int workers);
 

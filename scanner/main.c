@@ -563,8 +563,7 @@ static int set_fd_limit(struct app *app, char *err, size_t errlen)
 	if (!app->source.max_events) {
 		snprintf(err, errlen,
 			 "the open-file limit %ld is too low for %u workers (at least %ld): raise LimitNOFILE or ulimit -n",
-			 soft, workers,
-			 FDLIMIT_RESERVE + (long)workers * (FDLIMIT_RESERVE_PER_WORKER + 1));
+			 soft, workers, fdlimit_needed(workers));
 		return -1;
 	}
 	log_info("open files: limit %ld, at most %u events held at once", soft,
