@@ -22,6 +22,12 @@ struct scan_answer {
 	char sig[256];
 	/* who scanned, for the logs: a clamd server's name; NULL for libclamav */
 	const char *server;
+	/*
+	 * SCAN_CLEAN that proves too little to be remembered, and why: the
+	 * file is past what the server scans whole, or its signatures are
+	 * changing.  NULL: remember as usual.
+	 */
+	const char *unremembered;
 };
 
 struct backend;

@@ -38,6 +38,7 @@
 #include "backend.h"
 #include "clamd_proto.h"
 #include "config.h"
+#include "dbwatch.h"
 #include "log.h"
 #include "worker.h"
 
@@ -102,6 +103,11 @@ struct clamd_server {
 	atomic_int pid;
 	int pidfd;
 	int pid_warned;			/* an unknown pid was logged */
+	/*
+	 * The last process learnt, never forgotten: another one answering
+	 * is a restarted clamd, with a new engine and maybe a new clamd.conf.
+	 */
+	pid_t last_pid;
 };
 
 _Static_assert(sizeof(pid_t) == sizeof(int), "pid_t kept in an atomic_int");
@@ -112,6 +118,14 @@ _Static_assert(sizeof(pid_t) == sizeof(int), "pid_t kept in an atomic_int");
  * verdict cache must not keep what was clean by the old ones for longer.
  */
 #define SIGNATURE_CHECK_MS 5000
+/*
+ * After a change in the local clamd's DatabaseDirectory, how long no
+ * clean answer is remembered.  clamd's protocol tells nobody when a
+ * reload ends (VERSION names the daily database only, and a reload runs
+ * beside the scans), so this is a bound on how long clamd takes to load
+ * its signatures, generous for the full official set on a slow machine.
+ */
+#define RELOAD_HOLD_MS 120000
 
 struct clamd_backend {
 	const struct config *cfg;
@@ -125,6 +139,22 @@ struct clamd_backend {
 	pthread_mutex_t watch_lock;	/* stop */
 	pthread_cond_t watch_cond;
 	int stop;
+	/*
+	 * The local clamd's DatabaseDirectory (the database setting), if it
+	 * could be read at start: its fingerprint, taken by the watcher only.
+	 * Local .ndb, .hdb, .fp, .ign2 files and main or bytecode updates
+	 * change no VERSION.
+	 */
+	int db_watched;
+	struct db_fingerprint db;
+	/* scanner_now_us() until which clean answers are not remembered */
+	atomic_uint_fast64_t hold_until_us;
+	/*
+	 * A clean answer for a larger file is not remembered: clamd calls a
+	 * file past MaxFileSize or MaxScanSize clean without reading all of
+	 * it (unless AlertExceedsMax).  0: no limit.
+	 */
+	uint64_t remember_max;
 };
 
 /* How one request to one server went. */
@@ -327,8 +357,8 @@ static void peer_process(struct clamd_server *s, int fd, pid_t *pid, int *pidfd,
 static void server_learn_pid(struct clamd_backend *cb, struct clamd_server *s, int fd)
 {
 	char why[200];
-	int pidfd, warn = 0, learnt = 0;
-	pid_t pid = 0;
+	int pidfd, warn = 0, learnt = 0, restarted = 0;
+	pid_t pid = 0, was = 0;
 
 	peer_process(s, fd, &pid, &pidfd, why, sizeof(why));
 	if (!why[0] && pidfd < 0)
@@ -347,12 +377,21 @@ static void server_learn_pid(struct clamd_backend *cb, struct clamd_server *s, i
 		atomic_store(&s->pid, pid);
 		s->pid_warned = 0;
 		learnt = 1;
+		restarted = s->last_pid && s->last_pid != pid;
+		was = s->last_pid;
+		s->last_pid = pid;
 	}
 	pthread_mutex_unlock(&s->lock);
 	if (learnt)
 		log_info("clamd %s: pid %d%s", s->name, (int)pid,
 			 cb->cfg->source == SOURCE_FANOTIFY ?
 			 " (its opens are answered at once, unscanned)" : "");
+	/* before this connection's first request: its answers are the new engine's */
+	if (restarted && cb->signatures_changed) {
+		log_notice("clamd %s: a new process (pid %d, was %d): its signatures and clamd.conf may differ",
+			   s->name, (int)pid, (int)was);
+		cb->signatures_changed(cb->ctx);
+	}
 	else if (warn && cb->cfg->source == SOURCE_FANOTIFY)
 		log_warning("clamd %s: its pid is unknown (%s): its opens on the watched filesystem wait for a scan; keep its TemporaryDirectory and DatabaseDirectory off it",
 			    s->name, why);
@@ -810,6 +849,10 @@ static enum scan_result cd_scan(struct backend *b, int fd, const struct stat *st
 				r.kind != CLAMD_REPLY_OK && r.kind != CLAMD_REPLY_FOUND);
 		switch (r.kind) {
 		case CLAMD_REPLY_OK:
+			if (cb->remember_max && (uint64_t)st->st_size > cb->remember_max)
+				a->unremembered = "larger than max_scan_size or max_file_size, the servers' limits";
+			else if (scanner_now_us() < atomic_load(&cb->hold_until_us))
+				a->unremembered = "the local clamd is reloading its changed DatabaseDirectory";
 			return SCAN_CLEAN;
 		case CLAMD_REPLY_FOUND:
 			snprintf(a->sig, sizeof(a->sig), "%s", r.text);
@@ -935,6 +978,71 @@ static int cd_signatures_unchanged(struct backend *b)
 	return same;
 }
 
+/*
+ * RELOAD to the local clamd, on a connection of its own: clamd refuses it
+ * inside a session.  0 if clamd said RELOADING.
+ */
+static int send_reload(struct clamd_backend *cb, struct clamd_server *s,
+		       char *why, size_t whylen)
+{
+	static const char cmd[] = "zRELOAD";
+	uint64_t deadline = scanner_now_us() + (uint64_t)cb->cfg->clamd_timeout_ms * 1000;
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	char reply[CLAMD_REPLY_MAX];
+	struct clamd_reply r;
+	size_t len;
+	int fd, extra, rc = -1;
+
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", s->name);
+	fd = connect_one(AF_UNIX, (struct sockaddr *)&sun, sizeof(sun), deadline);
+	if (fd < 0) {
+		snprintf(why, whylen, "connect: %s", strerror(errno));
+		return -1;
+	}
+	if (send_all(fd, cmd, sizeof(cmd), deadline)) {
+		snprintf(why, whylen, "sending RELOAD: %s", strerror(errno));
+	} else if (!read_reply(fd, reply, sizeof(reply), &len, &extra, deadline, why,
+			       whylen)) {
+		clamd_parse_reply(reply, len, 0, CLAMD_REQ_RELOAD, &r);
+		rc = r.kind == CLAMD_REPLY_RELOADING ? 0 : -1;
+		if (rc)
+			snprintf(why, whylen, "RELOAD answered '%s'", r.text);
+	}
+	close(fd);
+	return rc;
+}
+
+/*
+ * The watcher's look at the local clamd's DatabaseDirectory: 1 if it
+ * changed (the caller flushes).  clamd is asked to reload it now rather
+ * than at its next SelfCheck, and for RELOAD_HOLD_MS no clean answer is
+ * remembered: until clamd has loaded them, its answers are the old
+ * signatures'.
+ */
+static int database_changed(struct clamd_backend *cb)
+{
+	const char *dir = cb->cfg->database;
+	char why[256];
+
+	if (!cb->db_watched || !db_changed(dir, &cb->db))
+		return 0;
+	if (db_fingerprint_take(dir, &cb->db))
+		cb->db.racy = 1;	/* unreadable now: changed again next time */
+	atomic_store(&cb->hold_until_us, scanner_now_us() + RELOAD_HOLD_MS * 1000ULL);
+	for (size_t i = 0; i < cb->n; i++) {
+		struct clamd_server *s = &cb->servers[i];
+
+		if (!s->local)
+			continue;
+		if (send_reload(cb, s, why, sizeof(why)))
+			log_warning("clamd %s: RELOAD: %s; clamd loads the change at its SelfCheck",
+				    s->name, why);
+	}
+	log_notice("the local clamd's DatabaseDirectory %s changed: RELOAD sent, verdicts flushed, none remembered for %d s",
+		   dir, RELOAD_HOLD_MS / 1000);
+	return 1;
+}
+
 /* The signature watcher: every SIGNATURE_CHECK_MS, each server's VERSION. */
 static void *watch_signatures(void *arg)
 {
@@ -958,6 +1066,7 @@ static void *watch_signatures(void *arg)
 		if (cb->stop)
 			break;
 		pthread_mutex_unlock(&cb->watch_lock);
+		changed = database_changed(cb);
 		for (size_t i = 0; i < cb->n; i++) {
 			resolve_server(&cb->servers[i]);
 			changed |= check_version(cb, &cb->servers[i]) == 1;
@@ -1036,6 +1145,14 @@ static const struct backend_ops clamd_ops = {
 	.destroy = cd_destroy,
 };
 
+/* The smaller of two limits, 0 meaning none. */
+static uint64_t min_limit(uint64_t a, uint64_t b)
+{
+	if (!a || (b && b < a))
+		return b;
+	return a;
+}
+
 /* At start: PING each server, so that the log says at once which answer. */
 static void ping_all(struct clamd_backend *cb)
 {
@@ -1103,6 +1220,17 @@ int backend_clamd_init(struct backend *b, const struct config *cfg,
 	}
 	b->ops = &clamd_ops;
 	b->priv = cb;
+	cb->remember_max = min_limit(cfg->limits.max_file_size, cfg->limits.max_scan_size);
+	atomic_init(&cb->hold_until_us, 0);
+	if (cfg->local_socket) {
+		cb->db_watched = !db_fingerprint_take(cfg->database, &cb->db);
+		if (cb->db_watched)
+			log_info("clamd %s: its DatabaseDirectory %s is watched", cfg->local_socket,
+				 cfg->database);
+		else
+			log_info("clamd %s: database %s: %s; its signature files are not watched (only VERSION)",
+				 cfg->local_socket, cfg->database, strerror(errno));
+	}
 	ping_all(cb);
 
 	cb->signatures_changed = signatures_changed;

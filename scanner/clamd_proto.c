@@ -87,6 +87,11 @@ void clamd_parse_reply(const char *buf, size_t len, unsigned int id,
 			set(r, CLAMD_REPLY_PONG, p, end);
 		return;
 	}
+	if (req == CLAMD_REQ_RELOAD) {
+		if ((size_t)(end - p) == 9 && starts(p, end, "RELOADING"))
+			set(r, CLAMD_REPLY_RELOADING, p, end);
+		return;
+	}
 	if (req == CLAMD_REQ_VERSION) {
 		/* the engine's version, the signatures' version and date */
 		if (starts(p, end, "ClamAV "))
@@ -130,6 +135,7 @@ const char *clamd_reply_kind_name(enum clamd_reply_kind k)
 	case CLAMD_REPLY_SIZE_LIMIT: return "size limit";
 	case CLAMD_REPLY_PONG: return "PONG";
 	case CLAMD_REPLY_VERSION: return "VERSION";
+	case CLAMD_REPLY_RELOADING: return "RELOADING";
 	default: return "unexpected";
 	}
 }

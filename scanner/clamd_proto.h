@@ -15,7 +15,10 @@
 #define CLAMD_REPLY_MAX 1024
 
 /* What a reply names: "stream: ..." (INSTREAM), "fd[N]: ..." (FILDES). */
-enum clamd_request { CLAMD_REQ_STREAM, CLAMD_REQ_FD, CLAMD_REQ_PING, CLAMD_REQ_VERSION };
+enum clamd_request {
+	CLAMD_REQ_STREAM, CLAMD_REQ_FD, CLAMD_REQ_PING, CLAMD_REQ_VERSION,
+	CLAMD_REQ_RELOAD,	/* outside a session: clamd refuses it inside one */
+};
 
 enum clamd_reply_kind {
 	CLAMD_REPLY_OK,		/* "...: OK": clean */
@@ -24,6 +27,7 @@ enum clamd_reply_kind {
 	CLAMD_REPLY_SIZE_LIMIT,	/* "INSTREAM size limit exceeded. ERROR" */
 	CLAMD_REPLY_PONG,	/* "PONG", to PING */
 	CLAMD_REPLY_VERSION,	/* "ClamAV 1.0.7/27474/Thu Dec  3 ...", to VERSION */
+	CLAMD_REPLY_RELOADING,	/* "RELOADING", to RELOAD */
 	CLAMD_REPLY_UNEXPECTED,	/* anything else: text is the reply */
 };
 

@@ -61,6 +61,9 @@ void config_init(struct config *cfg)
 	cfg->virus_event_max = 4;
 	cfg->virus_event_timeout_ms = 60000;
 	cfg->quarantine_dir = xstrdup(QUARANTINE_DEFAULT_DIR);
+	cfg->quarantine_max_size = 1ULL << 30;
+	cfg->quarantine_max_files = 1000;
+	cfg->quarantine_min_free = 256ULL << 20;
 	cfg->log_level = LOG_LVL_INFO;
 	cfg->log_target = LOG_TARGET_AUTO;
 	cfg->log_facility = LOG_DAEMON;
@@ -714,6 +717,18 @@ static const struct setting settings[] = {
 	{ .key = "quarantine_dir", .arg = "DIR", PATH(quarantine_dir),
 	  .help = "root-only quarantine directory\n"
 		  "(default " QUARANTINE_DEFAULT_DIR ")" },
+	{ .key = "quarantine_max_size", .arg = "SIZE", BYTES(quarantine_max_size, 0),
+	  .what = "a size (e.g. 64M, 1G; 0: unlimited)",
+	  .help = "no copy past this many bytes in quarantine_dir\n"
+		  "(default {default}, 0: no limit)" },
+	{ .key = "quarantine_max_files", .arg = "N", UINT(quarantine_max_files, 0, UINT32_MAX),
+	  .zero = "unlimited",
+	  .help = "no copy past this many entries (default {default},\n"
+		  "0: no limit)" },
+	{ .key = "quarantine_min_free", .arg = "SIZE", BYTES(quarantine_min_free, 0),
+	  .what = "a size (e.g. 256M, 1G; 0: none)",
+	  .help = "no copy that leaves less free space on its\n"
+		  "filesystem (default {default}, 0: none)" },
 	{ .key = "log_level", .arg = "LEVEL", FUNC(set_log_level),
 	  .help = "error, warning, notice, info (default), debug" },
 	{ .key = "log_target", .arg = "TARGET", ENUM(log_target, log_target_names),

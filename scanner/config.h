@@ -96,6 +96,10 @@ struct config {
 	unsigned int virus_event_timeout_ms;	/* then the command is killed */
 	int quarantine;			/* enum quarantine_mode */
 	char *quarantine_dir;
+	/* quarantine.h's struct quarantine_limits */
+	uint64_t quarantine_max_size;
+	unsigned int quarantine_max_files;
+	uint64_t quarantine_min_free;
 	int log_level;			/* enum log_level */
 	/* where and how (log.h's struct log_setup) */
 	int log_target;			/* enum log_target */

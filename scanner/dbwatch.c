@@ -16,7 +16,8 @@
 
 struct entry {
 	char *name;
-	struct stat st;
+	struct stat st;		/* the file, a symbolic link followed */
+	struct stat link;	/* the link itself; st_ino 0: no link */
 };
 
 static int cmp_entries(const void *a, const void *b)
@@ -65,12 +66,25 @@ int db_fingerprint_take(const char *dir, struct db_fingerprint *fp)
 	}
 	clock_gettime(CLOCK_REALTIME, &now);
 	while ((de = readdir(d))) {
-		struct stat st;
+		struct stat st, link = { 0 };
 
 		/* freshclam's temporary files and directories start with '.' or are dirs */
-		if (de->d_name[0] == '.' ||
-		    fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
+		if (de->d_name[0] == '.' || fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW))
 			continue;
+		/*
+		 * clamav-unofficial-sigs links its files into the directory:
+		 * a new target, or the target rewritten, is a change too.  A
+		 * dangling link counts as the link alone.
+		 */
+		if (S_ISLNK(st.st_mode)) {
+			link = st;
+			if (fstatat(dfd, de->d_name, &st, 0))
+				st = link;
+			else if (!S_ISREG(st.st_mode))
+				continue;
+		} else if (!S_ISREG(st.st_mode)) {
+			continue;
+		}
 		if (n == cap) {
 			struct entry *grown = realloc(entries, (cap = cap ? 2 * cap : 32) *
 						      sizeof(*entries));
@@ -82,21 +96,28 @@ int db_fingerprint_take(const char *dir, struct db_fingerprint *fp)
 		entries[n].name = strdup(de->d_name);
 		if (!entries[n].name)
 			goto nomem;
+		entries[n].link = link;
 		entries[n++].st = st;
 	}
 	closedir(d);
-	qsort(entries, n, sizeof(*entries), cmp_entries);
+	if (n)	/* qsort(NULL, 0, ...) is undefined */
+		qsort(entries, n, sizeof(*entries), cmp_entries);
 	for (size_t i = 0; i < n; i++) {
-		const struct stat *st = &entries[i].st;
-		long long m = ns(&st->st_mtim), c = ns(&st->st_ctim);
+		const struct stat *st = &entries[i].st, *link = &entries[i].link;
+		long long m = ns(&st->st_mtim), c = ns(&st->st_ctim), lc = ns(&link->st_ctim);
 
 		fp->hash = fnv(fp->hash, entries[i].name, strlen(entries[i].name) + 1);
 		fp->hash = fnv(fp->hash, &st->st_ino, sizeof(st->st_ino));
 		fp->hash = fnv(fp->hash, &st->st_size, sizeof(st->st_size));
 		fp->hash = fnv(fp->hash, &m, sizeof(m));
 		fp->hash = fnv(fp->hash, &c, sizeof(c));
+		fp->hash = fnv(fp->hash, &st->st_dev, sizeof(st->st_dev));
+		fp->hash = fnv(fp->hash, &link->st_ino, sizeof(link->st_ino));
+		fp->hash = fnv(fp->hash, &lc, sizeof(lc));
 		if (c > newest)
 			newest = c;
+		if (lc > newest)
+			newest = lc;
 		free(entries[i].name);
 	}
 	free(entries);

@@ -11,7 +11,11 @@
 #include <stdint.h>
 
 struct db_fingerprint {
-	uint64_t hash;		/* of every file's name, inode, size, mtime, ctime */
+	/*
+	 * Of every file's name, device, inode, size, mtime and ctime, a
+	 * symbolic link's target's, and the link's own inode and ctime.
+	 */
+	uint64_t hash;
 	unsigned int files;
 	/*
 	 * Taken in the clock tick of a file's last change (or the second,

@@ -63,10 +63,9 @@ struct reloader {
 	unsigned int nwaiting, nqueued;
 	atomic_int busy;		/* running, for status */
 	/*
-	 * Backend clamd: the next reload empties the verdict cache even if
-	 * every VERSION is the same (SIGUSR2: signatures without a version,
-	 * your own .ndb, changed).  Set by the control loop, taken by the
-	 * reload thread.
+	 * SIGUSR2: the next reload loads the signatures (backend libclamav)
+	 * or empties the verdict cache (clamd) even if nothing seems to have
+	 * changed.  Set by the control loop, taken by the reload thread.
 	 */
 	atomic_int force_flush;
 };
@@ -120,14 +119,15 @@ static void full_stats(struct app *app, char *out, size_t outlen)
 	current_stats(app, line, &cs);
 	/* on the one statistics line: scripts read its last occurrence */
 	if (app->sc.virusevent) {
-		uint64_t run, dropped, timeouts, quarantined, quarantine_failed;
+		uint64_t run, dropped, timeouts, quarantined, quarantine_failed, skipped;
 
 		virusevent_counts(app->sc.virusevent, &run, &dropped, &timeouts,
-				  &quarantined, &quarantine_failed);
+				  &quarantined, &quarantine_failed, &skipped);
 		snprintf(ve, sizeof(ve), " virus_event_run=%" PRIu64 " virus_event_dropped=%" PRIu64
 			 " virus_event_timeouts=%" PRIu64
-			 " quarantined=%" PRIu64 " quarantine_failed=%" PRIu64,
-			 run, dropped, timeouts, quarantined, quarantine_failed);
+			 " quarantined=%" PRIu64 " quarantine_failed=%" PRIu64
+			 " quarantine_skipped=%" PRIu64,
+			 run, dropped, timeouts, quarantined, quarantine_failed, skipped);
 	}
 	snprintf(out, outlen, "%s cache_entries=%llu cache_lookups_hit=%llu cache_lookups_missed=%llu cache_evictions=%llu%s",
 		 line, (unsigned long long)cs.entries, (unsigned long long)cs.hits,
@@ -167,6 +167,7 @@ static void *reload_main(void *arg)
 	int have_fp = 1;
 	char err[512];
 	struct engine *e;
+	int forced = atomic_exchange(&r->force_flush, 0);
 
 	if (sc->cfg->backend == BACKEND_CLAMD) {
 		/*
@@ -176,8 +177,6 @@ static void *reload_main(void *arg)
 		 * answers VERSION as before (a change the watcher saw was
 		 * flushed by it).  Anything unknown: flushed, as before.
 		 */
-		int forced = atomic_exchange(&r->force_flush, 0);
-
 		if (!forced && sc->backend.ops->signatures_unchanged &&
 		    sc->backend.ops->signatures_unchanged(&sc->backend)) {
 			r->failed = 0;
@@ -200,8 +199,10 @@ static void *reload_main(void *arg)
 	/*
 	 * Nothing changed since the engine in use was loaded: it stays, and
 	 * so do the verdicts found with it (a reload would only flush them).
+	 * SIGUSR2 reloads all the same: the admin knows of a change that the
+	 * fingerprint may not show.
 	 */
-	if (r->have_loaded && !db_changed(sc->cfg->database, &r->loaded)) {
+	if (!forced && r->have_loaded && !db_changed(sc->cfg->database, &r->loaded)) {
 		r->failed = 0;
 		snprintf(r->msg, sizeof(r->msg),
 			 "reload: the signatures in %s did not change; engine and verdicts kept",
@@ -213,7 +214,8 @@ static void *reload_main(void *arg)
 	/* before the load: a change made during it shows next time */
 	if (db_fingerprint_take(sc->cfg->database, &fp))
 		have_fp = 0;
-	log_notice("reloading signatures from %s", sc->cfg->database);
+	log_notice("reloading signatures from %s%s", sc->cfg->database,
+		   forced ? " (SIGUSR2)" : "");
 	e = engine_load(sc->cfg->database, sc->cfg->clamav_cache, &sc->cfg->limits,
 			err, sizeof(err));
 	if (!e) {

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
@@ -142,7 +143,8 @@ static int new_id(char id[QUARANTINE_ID_MAX], time_t now)
 }
 
 /* All of in (from offset 0) into out; -1 with errno. */
-static int copy_fd(int in, int out)
+/* The first max bytes of in; EFBIG if it holds more. */
+static int copy_fd(int in, int out, uint64_t max)
 {
 	char *buf = malloc(COPY_CHUNK);
 	off_t off = 0;
@@ -151,7 +153,13 @@ static int copy_fd(int in, int out)
 	if (!buf)
 		return -1;
 	for (;;) {
+		/* one byte past max, to tell a file that grew */
 		n = pread(in, buf, COPY_CHUNK, off);
+		if (n > 0 && (uint64_t)off + (uint64_t)n > max) {
+			free(buf);
+			errno = EFBIG;
+			return -1;
+		}
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
@@ -300,35 +308,111 @@ out:
 	return rc;
 }
 
-int quarantine_file(int dirfd, enum quarantine_mode mode, int fd,
-		    const char *path, const char *signature, pid_t pid,
-		    char id[QUARANTINE_ID_MAX], int *removed, char *err,
-		    size_t errlen)
+/* Bytes and entries in the quarantine now, interrupted copies included. */
+static int quarantine_usage(int dirfd, uint64_t *bytes, unsigned int *files,
+			    char *err, size_t errlen)
+{
+	int fd = dup(dirfd);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *de;
+
+	*bytes = 0;
+	*files = 0;
+	if (!d) {
+		snprintf(err, errlen, "opendir: %s", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	rewinddir(d);
+	while ((de = readdir(d))) {
+		struct stat st;
+
+		if (de->d_name[0] == '.' ||
+		    fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
+			continue;
+		*bytes += (uint64_t)st.st_size;
+		*files += quarantine_id_valid(de->d_name);
+	}
+	closedir(d);
+	return 0;
+}
+
+/* 1 if a copy of size bytes fits in lim, 0 if not (err says why), -1 error. */
+static int quarantine_room(int dirfd, const struct quarantine_limits *lim,
+			   uint64_t size, char *err, size_t errlen)
+{
+	unsigned int files;
+	uint64_t bytes;
+	struct statfs sf;
+
+	if (lim->max_size || lim->max_files) {
+		if (quarantine_usage(dirfd, &bytes, &files, err, errlen))
+			return -1;
+		if (lim->max_files && files >= lim->max_files) {
+			snprintf(err, errlen, "quarantine_max_files: %u entries already", files);
+			return 0;
+		}
+		if (lim->max_size && (bytes > lim->max_size || size > lim->max_size - bytes)) {
+			snprintf(err, errlen,
+				 "quarantine_max_size: %" PRIu64 " bytes held, %" PRIu64 " more would pass %" PRIu64,
+				 bytes, size, lim->max_size);
+			return 0;
+		}
+	}
+	if (lim->min_free) {
+		uint64_t avail;
+
+		if (fstatfs(dirfd, &sf)) {
+			snprintf(err, errlen, "statfs: %s", strerror(errno));
+			return -1;
+		}
+		avail = (uint64_t)sf.f_bavail * (uint64_t)sf.f_bsize;
+		if (avail < lim->min_free || avail - lim->min_free < size) {
+			snprintf(err, errlen,
+				 "quarantine_min_free: %" PRIu64 " bytes free, a copy of %" PRIu64 " would leave less than %" PRIu64,
+				 avail, size, lim->min_free);
+			return 0;
+		}
+	}
+	return 1;
+}
+
+enum quarantine_outcome quarantine_file(int dirfd, const struct quarantine_limits *lim,
+					enum quarantine_mode mode, int fd,
+					const char *path, const char *signature,
+					pid_t pid, char id[QUARANTINE_ID_MAX],
+					int *removed, char *err, size_t errlen)
 {
 	struct quarantine_entry e = { .pid = pid, .action = mode };
 	struct stat st;
-	int out;
+	int out, room;
 
 	*removed = 0;
 	if (fstat(fd, &st)) {
 		snprintf(err, errlen, "fstat: %s", strerror(errno));
-		return -1;
+		return QUARANTINE_FAILED;
 	}
+	/* the metadata's few hundred bytes are within the floor's slack */
+	room = quarantine_room(dirfd, lim, (uint64_t)st.st_size, err, errlen);
+	if (room <= 0)
+		return room ? QUARANTINE_FAILED : QUARANTINE_NO_ROOM;
 	e.quarantined = time(NULL);
 	if (new_id(e.id, (time_t)e.quarantined)) {
 		snprintf(err, errlen, "getrandom: %s", strerror(errno));
-		return -1;
+		return QUARANTINE_FAILED;
 	}
 	out = openat(dirfd, e.id, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (out < 0) {
 		snprintf(err, errlen, "create %s: %s", e.id, strerror(errno));
-		return -1;
+		return QUARANTINE_FAILED;
 	}
-	if (copy_fd(fd, out) || fsync(out)) {
-		snprintf(err, errlen, "copy to %s: %s", e.id, strerror(errno));
+	if (copy_fd(fd, out, (uint64_t)st.st_size) || fsync(out)) {
+		snprintf(err, errlen, "copy to %s: %s", e.id,
+			 errno == EFBIG ? "the file grew while it was copied" : strerror(errno));
 		close(out);
 		unlinkat(dirfd, e.id, 0);
-		return -1;
+		return QUARANTINE_FAILED;
 	}
 	close(out);
 	e.path = (char *)path;
@@ -341,15 +425,12 @@ int quarantine_file(int dirfd, enum quarantine_mode mode, int fd,
 	e.mtime = st.st_mtim;
 	if (write_meta(dirfd, &e, err, errlen)) {
 		unlinkat(dirfd, e.id, 0);
-		return -1;
+		return QUARANTINE_FAILED;
 	}
 	memcpy(id, e.id, QUARANTINE_ID_MAX);
-	if (mode == QUARANTINE_MOVE) {
-		if (remove_original(path, &st, err, errlen))
-			return 0;	/* quarantined; err says why it stayed */
-		*removed = 1;
-	}
-	return 0;
+	if (mode == QUARANTINE_MOVE && !remove_original(path, &st, err, errlen))
+		*removed = 1;	/* else quarantined; err says why it stayed */
+	return QUARANTINE_DONE;
 }
 
 static int get_int64(json_object *o, const char *key, int64_t *v)
@@ -566,7 +647,7 @@ int quarantine_restore(int dirfd, const struct quarantine_entry *e,
 		snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
 		goto out;
 	}
-	if (copy_fd(in, out) || fsync(out)) {
+	if (copy_fd(in, out, UINT64_MAX) || fsync(out)) {
 		snprintf(err, errlen, "%s: write: %s", tmp, strerror(errno));
 		goto fail;
 	}

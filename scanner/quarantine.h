@@ -54,17 +54,39 @@ void quarantine_entry_free(struct quarantine_entry *e);
 int quarantine_open_dir(const char *dir, int create, char *err, size_t errlen);
 
 /*
- * Put the file open at fd (read from offset 0; the caller's offset is
- * not used) into the quarantine at dirfd.  With QUARANTINE_MOVE the file
- * is then unlinked at path, but only if path still names the same file
- * (device and inode) as fd: the path is the scanner's view, which a
- * rename or another mount namespace may have made someone else's file.
- * Returns 0 with the new id in id (and *removed set), -1 with a message.
+ * What the quarantine may take, so that a flood of detections fills
+ * neither it nor its filesystem: a copy that would go past one is not
+ * made.  0: no such limit.
  */
-int quarantine_file(int dirfd, enum quarantine_mode mode, int fd,
-		    const char *path, const char *signature, pid_t pid,
-		    char id[QUARANTINE_ID_MAX], int *removed, char *err,
-		    size_t errlen);
+struct quarantine_limits {
+	uint64_t max_size;	/* bytes of every entry, content and metadata */
+	unsigned int max_files;	/* entries */
+	uint64_t min_free;	/* bytes its filesystem keeps free after a copy */
+};
+
+/* Why quarantine_file() made no copy: for the caller to count. */
+enum quarantine_outcome {
+	QUARANTINE_DONE,
+	QUARANTINE_FAILED,	/* err says why */
+	QUARANTINE_NO_ROOM,	/* a limit of lim; err says which */
+};
+
+/*
+ * Put the file open at fd (read from offset 0; the caller's offset is
+ * not used) into the quarantine at dirfd, if lim leaves room for its
+ * size (the entries are counted now: an admin may have deleted some; a
+ * file that grows while it is copied is not copied past the size it had).
+ * Callers that share dirfd call this one at a time.  With QUARANTINE_MOVE
+ * the file is then unlinked at path, but only if path still names the
+ * same file (device and inode) as fd: the path is the scanner's view,
+ * which a rename or another mount namespace may have made someone else's
+ * file.  QUARANTINE_DONE with the new id in id (and *removed set).
+ */
+enum quarantine_outcome quarantine_file(int dirfd, const struct quarantine_limits *lim,
+					enum quarantine_mode mode, int fd,
+					const char *path, const char *signature,
+					pid_t pid, char id[QUARANTINE_ID_MAX],
+					int *removed, char *err, size_t errlen);
 
 /* Whether id is well formed: no way out of the directory through it. */
 int quarantine_id_valid(const char *id);

@@ -65,7 +65,11 @@ struct virusevent {
 	pthread_mutex_t children;
 	unsigned int nrunners;
 	struct ve_runner *runners;
-	atomic_uint_fast64_t run, dropped, timeouts, quarantined, quarantine_failed;
+	atomic_uint_fast64_t run, dropped, timeouts, quarantined, quarantine_failed,
+			     quarantine_skipped;
+	/* held by a runner around one copy: the limits count what is there */
+	pthread_mutex_t quarantining;
+	struct quarantine_limits limits;
 	/* under lock: the file as it was quarantined, and its id */
 	struct {
 		dev_t dev;
@@ -167,6 +171,7 @@ static void quarantine_one(struct virusevent *ve, const struct ve_item *it,
 {
 	enum quarantine_mode mode = ve->cfg->quarantine;
 	char err[PATH_MAX + 128];
+	enum quarantine_outcome done;
 	int removed;
 
 	id[0] = '\0';
@@ -174,10 +179,19 @@ static void quarantine_one(struct virusevent *ve, const struct ve_item *it,
 		mode = QUARANTINE_COPY;
 	if (copy_mode_seen(ve, it, mode, id))
 		return;
-	if (quarantine_file(ve->quarantine_fd, mode, it->fd, it->path, it->sig,
-			    it->pid, id, &removed, err, sizeof(err))) {
-		atomic_fetch_add(&ve->quarantine_failed, 1);
-		log_error("quarantine of %s (%s) failed: %s", it->path, it->sig, err);
+	pthread_mutex_lock(&ve->quarantining);
+	done = quarantine_file(ve->quarantine_fd, &ve->limits, mode, it->fd, it->path,
+			       it->sig, it->pid, id, &removed, err, sizeof(err));
+	pthread_mutex_unlock(&ve->quarantining);
+	if (done != QUARANTINE_DONE) {
+		/* no room is the limits doing their job: a warning, not an error */
+		if (done == QUARANTINE_NO_ROOM) {
+			atomic_fetch_add(&ve->quarantine_skipped, 1);
+			log_warning("%s (%s) not quarantined: %s", it->path, it->sig, err);
+		} else {
+			atomic_fetch_add(&ve->quarantine_failed, 1);
+			log_error("quarantine of %s (%s) failed: %s", it->path, it->sig, err);
+		}
 		id[0] = '\0';
 		if (mode == QUARANTINE_COPY)
 			copy_mode_done(ve, it, NULL);
@@ -406,12 +420,17 @@ struct virusevent *virusevent_start(const struct config *cfg, char *err,
 	}
 	pthread_mutex_init(&ve->lock, NULL);
 	pthread_mutex_init(&ve->children, NULL);
+	pthread_mutex_init(&ve->quarantining, NULL);
+	ve->limits.max_size = cfg->quarantine_max_size;
+	ve->limits.max_files = cfg->quarantine_max_files;
+	ve->limits.min_free = cfg->quarantine_min_free;
 	pthread_cond_init(&ve->more, NULL);
 	atomic_init(&ve->run, 0);
 	atomic_init(&ve->dropped, 0);
 	atomic_init(&ve->timeouts, 0);
 	atomic_init(&ve->quarantined, 0);
 	atomic_init(&ve->quarantine_failed, 0);
+	atomic_init(&ve->quarantine_skipped, 0);
 	for (unsigned int i = 0; i < cfg->virus_event_max; i++) {
 		ve->runners[i].ve = ve;
 		rc = pthread_create(&ve->runners[i].thread, NULL, runner_main,
@@ -470,8 +489,9 @@ void virusevent_queue(struct virusevent *ve, int fd, const char *path,
 
 void virusevent_counts(struct virusevent *ve, uint64_t *run, uint64_t *dropped,
 		       uint64_t *timeouts, uint64_t *quarantined,
-		       uint64_t *quarantine_failed)
+		       uint64_t *quarantine_failed, uint64_t *quarantine_skipped)
 {
+	*quarantine_skipped = ve ? atomic_load(&ve->quarantine_skipped) : 0;
 	*run = ve ? atomic_load(&ve->run) : 0;
 	*dropped = ve ? atomic_load(&ve->dropped) : 0;
 	*timeouts = ve ? atomic_load(&ve->timeouts) : 0;
@@ -508,6 +528,7 @@ void virusevent_stop(struct virusevent *ve)
 	pthread_cond_destroy(&ve->more);
 	pthread_mutex_destroy(&ve->lock);
 	pthread_mutex_destroy(&ve->children);
+	pthread_mutex_destroy(&ve->quarantining);
 	if (ve->quarantine_fd >= 0)
 		close(ve->quarantine_fd);
 	close(ve->stop_fd);

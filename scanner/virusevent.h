@@ -40,11 +40,11 @@ void virusevent_queue(struct virusevent *ve, int fd, const char *path,
 /*
  * Commands run, detections whose actions were dropped (queue full),
  * commands killed for outlasting virus_event_timeout, files quarantined,
- * and quarantines that failed.
+ * quarantines that failed, and those skipped for the quarantine's limits.
  */
 void virusevent_counts(struct virusevent *ve, uint64_t *run, uint64_t *dropped,
 		       uint64_t *timeouts, uint64_t *quarantined,
-		       uint64_t *quarantine_failed);
+		       uint64_t *quarantine_failed, uint64_t *quarantine_skipped);
 /*
  * Stop: queued detections are dropped (logged), running commands' process
  * groups get SIGTERM and, if still there 2 s later, SIGKILL; the threads

@@ -226,7 +226,7 @@ enum verdict scanner_decide_ids(struct scanner *sc, int fd,
 {
 	pid_t pid = who->pid;
 	const struct config *cfg = sc->cfg;
-	struct scan_answer ans = { .sig = "", .server = NULL };
+	struct scan_answer ans = { .sig = "", .server = NULL, .unremembered = NULL };
 	struct timespec clock_before;
 	struct cache_key key;
 	enum scan_result res;
@@ -317,6 +317,12 @@ enum verdict scanner_decide_ids(struct scanner *sc, int fd,
 
 	switch (res) {
 	case SCAN_CLEAN:
+		if (ans.unremembered) {
+			cacheable = 0;
+			remember = NULL;
+			log_debug("%s: clean, not remembered: %s", event_path_name(path),
+				  ans.unremembered);
+		}
 		/* only a complete clean answer is remembered */
 		if (cacheable && stable_after_scan(fd, &st))
 			cache_insert(&sc->cache, &key, gen);

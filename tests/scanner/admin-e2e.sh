@@ -196,7 +196,7 @@ SH
 	pass "environment: name with spaces, quotes, \$() passed as bytes; signature, pid, action"
 	st=$(statistics)
 	case $st in
-	*" virus_event_run=2 virus_event_dropped=0 virus_event_timeouts=0 quarantined=0 quarantine_failed=0") ;;
+	*" virus_event_run=2 virus_event_dropped=0 virus_event_timeouts=0 quarantined=0 quarantine_failed=0 quarantine_skipped=0") ;;
 	*) fail "statistics: $st" ;;
 	esac
 	stop_scanner
@@ -262,6 +262,47 @@ self-check)
 	[ "$(grep -c 'reloading signatures from' "$LOG")" = "$n" ] ||
 		fail "self_check reloaded an unchanged database"
 	pass "self_check: an unchanged database is not reloaded"
+	# clamav-unofficial-sigs' way: signature files linked into the
+	# directory from elsewhere; a link added, its target rewritten in
+	# place, the link pointed elsewhere: each is a change
+	sig_for() {
+		printf 'Dazukofs.Test.%s:0:*:%s\n' "$1" \
+			"$(printf '%s' "DAZUKOFS-LINKED-$1" | od -An -tx1 | tr -d ' \n')"
+	}
+	mkdir -p "$W/ext"
+	for i in 1 2 3; do echo "innocent DAZUKOFS-LINKED-L$i here" > "$M/linked$i.txt"; done
+	sig_for L1 > "$W/ext/a.ndb"
+	n=$(grep -c 'reloading signatures from' "$LOG")
+	ln -s "$W/ext/a.ndb" "$W/db/linked.ndb"
+	wait_log 30 "$LOG" 'reloading signatures from' $((n + 1))
+	wait_log 60 "$LOG" 'reloaded: 4 signatures'
+	expect_denied "$M/linked1.txt"
+	expect_allowed "$M/linked2.txt"
+	# the target rewritten in place: same inode, the link untouched
+	n=$(grep -c 'reloading signatures from' "$LOG")
+	{ sig_for L1; sig_for L2; } > "$W/ext/a.ndb"
+	wait_log 30 "$LOG" 'reloading signatures from' $((n + 1))
+	wait_log 60 "$LOG" 'reloaded: 5 signatures'
+	expect_denied "$M/linked2.txt"
+	pass "self_check: a linked signature file's target rewritten is reloaded"
+	# the link pointed at another file
+	n=$(grep -c 'reloading signatures from' "$LOG")
+	m=$(grep -c 'reloaded: 4 signatures' "$LOG")
+	sig_for L3 > "$W/ext/b.ndb"
+	ln -sfn "$W/ext/b.ndb" "$W/db/linked.ndb"
+	wait_log 30 "$LOG" 'reloading signatures from' $((n + 1))
+	wait_log 60 "$LOG" 'reloaded: 4 signatures' $((m + 1))
+	expect_denied "$M/linked3.txt"
+	expect_allowed "$M/linked2.txt"
+	pass "self_check: a signature link pointed elsewhere is reloaded"
+	# SIGUSR2 loads the signatures even when nothing seems changed
+	wait_log 30 "$LOG" 'self_check: the signatures in .* did not change' \
+		$(($(grep -c 'self_check: the signatures in .* did not change' "$LOG") + 1))
+	n=$(grep -c 'reloaded: 4 signatures' "$LOG")
+	kill -USR2 "$PID"
+	wait_log 30 "$LOG" "reloading signatures from $W/db (SIGUSR2)"
+	wait_log 60 "$LOG" 'reloaded: 4 signatures' $((n + 1))
+	pass "SIGUSR2 reloads unchanged signatures"
 	stop_scanner
 	;;
 quarantine)
@@ -350,6 +391,33 @@ assert not bad and e["signature"].startswith("Dazukofs.Test.EICAR"), (bad, e)
 	stop_scanner
 	qt delete "$(only_id)"
 	pass "report only: move copies"
+
+	# a flood of detections, 20 files opened at once: the quarantine
+	# keeps to quarantine_max_files, the rest is counted as skipped, and
+	# every open is still denied
+	for i in $(seq 1 20); do make_eicar "$M/flood$i.com"; done
+	start_scanner --quarantine copy --quarantine-dir "$Q" --quarantine-max-files 3
+	openers=
+	for i in $(seq 1 20); do
+		( opens "$M/flood$i.com" && echo "flood$i.com opened" >> "$W/flood.bad" ) &
+		openers="$openers $!"
+	done
+	# shellcheck disable=SC2086 # the pids, one word each
+	wait $openers
+	[ ! -e "$W/flood.bad" ] || fail "$(cat "$W/flood.bad")"
+	flood_done() {
+		case $(statistics) in
+		*" quarantined=3 quarantine_failed=0 quarantine_skipped=17"*) return 0 ;;
+		*) return 1 ;;
+		esac
+	}
+	wait_for 30 "3 files quarantined and 17 skipped" flood_done
+	[ "$(ls "$Q" | grep -c '\.json$')" = 3 ] || fail "quarantine holds: $(ls "$Q")"
+	wait_log 10 "$LOG" "flood[0-9]*\.com (Dazukofs.Test.EICAR[^)]*) not quarantined: quarantine_max_files: 3 entries already"
+	stop_scanner
+	for id in $(cd "$Q" && ls -- *.json | sed 's/\.json$//'); do qt delete "$id"; done
+	rm -f "$M"/flood*.com
+	pass "a flood of detections: 3 quarantined (quarantine_max_files), 17 counted as skipped, all denied"
 
 	# a file only refused by a limit is no proven malware: not quarantined
 	# (else any user could fill the disk with one sparse file)

@@ -192,8 +192,11 @@ local)
 	start_clamd c1 - nobody
 	wait_for 30 "the restarted clamd to answer for the scanner" opens "$M/clean2.txt"
 	wait_log 10 "$LOG" "clamd $SOCK: answering again; back in use"
+	# its engine and clamd.conf may be new: what was clean is scanned again
+	wait_log 10 "$LOG" "clamd $SOCK: a new process (pid $CLAMD_PID, was [0-9]*)"
+	wait_log 10 "$LOG" 'clamd loaded new signatures: verdict cache cleared'
 	expect_denied "$M/eicar.com"
-	pass "restarted clamd in use again"
+	pass "restarted clamd in use again, the verdicts of the old one flushed"
 	stop_scanner "$LOG"
 	;;
 tcp)
@@ -335,6 +338,18 @@ oversize)
 	wait_log 10 "$LOG" 'statistics: events=.* errors=1 '
 	pass "clamd's size limit: $(grep 'big.bin: scan error' "$LOG" | head -1 | sed 's/.*scan error: //')"
 	stop_scanner "$LOG"
+
+	# past max_scan_size (the servers' MaxScanSize, which clamd does
+	# not read past and calls clean): a clean answer, never remembered
+	LOG=$W/oversize-scansize.log
+	start_scanner "$LOG" --tcp-server "$S1" --max-scan-size 512K
+	expect_allowed "$M/fits.bin"
+	expect_allowed "$M/fits.bin"
+	wait_log 10 "$LOG" "$M/fits.bin: clean, not remembered: larger than max_scan_size" 2
+	kill -USR1 "$PID"
+	wait_log 10 "$LOG" 'statistics: events=.* scanned=2 .* cache_hits=0 '
+	pass "a clean answer past max_scan_size is scanned again at every open"
+	stop_scanner "$LOG"
 	;;
 haproxy)
 	HAPROXY=$(command -v haproxy || echo /usr/sbin/haproxy)
@@ -429,8 +444,10 @@ signatures)
 	SOCK=$W/c1/sock
 	echo "innocent DAZUKOFS-NEW-SIGNATURE-9d2e here" > "$M/newsig.txt"
 	LOG=$W/signatures.log
-	start_scanner "$LOG" --local-socket "$SOCK"
+	start_scanner "$LOG" --local-socket "$SOCK" --database "$W/db"
 	wait_log 10 "$LOG" "clamd $SOCK: ClamAV [^ ]*/100/"
+	log_has "$LOG" "clamd $SOCK: its DatabaseDirectory $W/db is watched" ||
+		fail "the local clamd's DatabaseDirectory is not watched"
 	expect_denied "$M/eicar.com"
 	expect_allowed "$M/newsig.txt"
 	expect_allowed "$M/newsig.txt"
@@ -463,6 +480,29 @@ signatures)
 	wait_log 30 "$LOG" "clamd $SOCK: new signatures ('ClamAV [^ ]*/101/"
 	wait_log 10 "$LOG" 'clamd loaded new signatures: verdict cache cleared'
 	expect_denied "$M/newsig.txt"
+	pass "clamd's new VERSION flushed the cached clean verdict"
+	# a local signature file in clamd's DatabaseDirectory: no VERSION
+	# shows it, clamd (SelfCheck 0 here) loads it only if asked
+	echo "innocent DAZUKOFS-LOCAL-SIGNATURE-4b1c here" > "$M/localsig.txt"
+	expect_allowed "$M/localsig.txt"
+	_n=$(grep -c 'statistics:' "$LOG")
+	expect_allowed "$M/localsig.txt"
+	kill -USR1 "$PID"
+	wait_log 10 "$LOG" 'statistics:' $((_n + 1))
+	st=$(grep 'statistics: events=' "$LOG" | tail -1)
+	[ "$(stat_of "$st" cache_hits)" -gt "$_h" ] ||
+		fail "localsig.txt was not cached, the test proves nothing: $st"
+	_r=$(grep -c 'Database correctly reloaded' "$W/c1/clamd.log")
+	printf 'Dazukofs.Test.Local:0:*:%s\n' \
+		"$(printf '%s' DAZUKOFS-LOCAL-SIGNATURE-4b1c | od -An -tx1 | tr -d ' \n')" > "$W/db/local.ndb"
+	wait_log 30 "$LOG" "the local clamd's DatabaseDirectory $W/db changed: RELOAD sent, verdicts flushed"
+	wait_log 60 "$W/c1/clamd.log" 'Database correctly reloaded' $((_r + 1))
+	expect_denied "$M/localsig.txt"
+	pass "a local .ndb added: flushed, clamd told to RELOAD, the file denied"
+	# while clamd may still be loading, clean answers are not remembered
+	expect_allowed "$M/clean.txt"
+	wait_log 10 "$LOG" "$M/clean.txt: clean, not remembered: the local clamd is reloading"
+	pass "no clean answer remembered while the local clamd reloads"
 	stop_scanner "$LOG"
 	;;
 fanotify)

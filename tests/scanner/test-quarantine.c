@@ -50,6 +50,8 @@ static int teardown(void **state)
 	return 0;
 }
 
+static const struct quarantine_limits no_limits;
+
 static void write_file(const char *path, const char *text)
 {
 	FILE *fp = fopen(path, "w");
@@ -77,7 +79,7 @@ static void test_move_keeps_another_file(void **state)
 	write_file(other, "innocent");
 	fd = open(detected, O_RDONLY);
 	assert_true(fd >= 0);
-	assert_int_equal(quarantine_file(f->qfd, QUARANTINE_MOVE, fd, other, "Sig", 1,
+	assert_int_equal(quarantine_file(f->qfd, &no_limits, QUARANTINE_MOVE, fd, other, "Sig", 1,
 					 id, &removed, err, sizeof(err)), 0);
 	assert_int_equal(removed, 0);
 	assert_non_null(strstr(err, "names another file"));
@@ -88,7 +90,7 @@ static void test_move_keeps_another_file(void **state)
 	quarantine_entry_free(&e);
 
 	/* the path that is the file's: removed */
-	assert_int_equal(quarantine_file(f->qfd, QUARANTINE_MOVE, fd, detected, "Sig", 1,
+	assert_int_equal(quarantine_file(f->qfd, &no_limits, QUARANTINE_MOVE, fd, detected, "Sig", 1,
 					 id, &removed, err, sizeof(err)), 0);
 	assert_int_equal(removed, 1);
 	assert_int_equal(access(detected, F_OK), -1);
@@ -108,7 +110,7 @@ static void test_odd_path_round_trip(void **state)
 	write_file(path, "x");
 	fd = open(path, O_RDONLY);
 	assert_true(fd >= 0);
-	assert_int_equal(quarantine_file(f->qfd, QUARANTINE_COPY, fd, path, "S\"ig", 7,
+	assert_int_equal(quarantine_file(f->qfd, &no_limits, QUARANTINE_COPY, fd, path, "S\"ig", 7,
 					 id, &removed, err, sizeof(err)), 0);
 	close(fd);
 	assert_int_equal(quarantine_load(f->qfd, id, &e, err, sizeof(err)), 0);
@@ -122,6 +124,63 @@ static void test_odd_path_round_trip(void **state)
 	for (size_t i = 0; i < n; i++)
 		free(ids[i]);
 	free(ids);
+}
+
+/* Copy path into the quarantine under lim; the outcome, err set. */
+static enum quarantine_outcome copy_under(struct fixture *f, const struct quarantine_limits *lim,
+					  const char *path, char *err, size_t errlen)
+{
+	char id[QUARANTINE_ID_MAX];
+	int fd = open(path, O_RDONLY), removed;
+	enum quarantine_outcome o;
+
+	assert_true(fd >= 0);
+	o = quarantine_file(f->qfd, lim, QUARANTINE_COPY, fd, path, "Sig", 1, id, &removed,
+			    err, errlen);
+	close(fd);
+	return o;
+}
+
+/*
+ * A flood of detections fills neither the quarantine nor its filesystem:
+ * past a limit no copy is made, and each limit says so by name.  Entries
+ * are counted anew each time (an admin may have deleted some).
+ */
+static void test_limits(void **state)
+{
+	struct fixture *f = *state;
+	struct quarantine_limits lim = { .max_files = 2 };
+	char path[PATH_MAX], err[256], **ids;
+	size_t n;
+
+	snprintf(path, sizeof(path), "%s/detected", f->top);
+	write_file(path, "0123456789");
+	assert_int_equal(copy_under(f, &lim, path, err, sizeof(err)), QUARANTINE_DONE);
+	assert_int_equal(copy_under(f, &lim, path, err, sizeof(err)), QUARANTINE_DONE);
+	assert_int_equal(copy_under(f, &lim, path, err, sizeof(err)), QUARANTINE_NO_ROOM);
+	assert_non_null(strstr(err, "quarantine_max_files"));
+	assert_int_equal(quarantine_list(f->qfd, &ids, &n, err, sizeof(err)), 0);
+	assert_int_equal(n, 2);
+	/* one deleted: room again */
+	assert_int_equal(quarantine_delete(f->qfd, ids[0], err, sizeof(err)), 0);
+	for (size_t i = 0; i < n; i++)
+		free(ids[i]);
+	free(ids);
+	assert_int_equal(copy_under(f, &lim, path, err, sizeof(err)), QUARANTINE_DONE);
+
+	/* two entries of 10 bytes and their metadata hold more than 30 bytes */
+	lim = (struct quarantine_limits){ .max_size = 30 };
+	assert_int_equal(copy_under(f, &lim, path, err, sizeof(err)), QUARANTINE_NO_ROOM);
+	assert_non_null(strstr(err, "quarantine_max_size"));
+	lim.max_size = 1 << 20;
+	assert_int_equal(copy_under(f, &lim, path, err, sizeof(err)), QUARANTINE_DONE);
+
+	/* no filesystem here has an exabyte free */
+	lim = (struct quarantine_limits){ .min_free = 1ULL << 60 };
+	assert_int_equal(copy_under(f, &lim, path, err, sizeof(err)), QUARANTINE_NO_ROOM);
+	assert_non_null(strstr(err, "quarantine_min_free"));
+	lim.min_free = 1;
+	assert_int_equal(copy_under(f, &lim, path, err, sizeof(err)), QUARANTINE_DONE);
 }
 
 static void test_ids(void **state)
@@ -181,7 +240,7 @@ static void test_restore_no_symlink(void **state)
 	write_file(path, "payload");
 	fd = open(path, O_RDONLY);
 	assert_true(fd >= 0);
-	assert_int_equal(quarantine_file(f->qfd, QUARANTINE_MOVE, fd, path, "Sig", 1,
+	assert_int_equal(quarantine_file(f->qfd, &no_limits, QUARANTINE_MOVE, fd, path, "Sig", 1,
 					 id, &removed, err, sizeof(err)), 0);
 	close(fd);
 	assert_int_equal(removed, 1);
@@ -226,6 +285,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_move_keeps_another_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_odd_path_round_trip, setup, teardown),
 		cmocka_unit_test(test_ids),
+		cmocka_unit_test_setup_teardown(test_limits, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dir_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_restore_no_symlink, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_malformed_metadata, setup, teardown),
