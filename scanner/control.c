@@ -19,6 +19,7 @@
 
 #include "config.h"
 #include "control.h"
+#include "jsonb.h"
 #include "log.h"
 #include "status.h"
 
@@ -229,14 +230,15 @@ static void drop_input(int fd)
 
 void control_answer(int fd, json_object *o, int nonblock)
 {
-	const char *s;
+	size_t len;
+	const char *s = jsonb_text(o, JSON_C_TO_STRING_PLAIN, &len);
 
-	if (!o) {
+	if (!s) {
+		json_object_put(o);
 		control_answer_error(fd, "out of memory", nonblock);
 		return;
 	}
-	s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
-	send_all(fd, s, strlen(s), nonblock);
+	send_all(fd, s, len, nonblock);
 	send_all(fd, "\n", 1, nonblock);
 	json_object_put(o);
 	drop_input(fd);
@@ -246,13 +248,17 @@ void control_answer(int fd, json_object *o, int nonblock)
 void control_answer_error(int fd, const char *msg, int nonblock)
 {
 	json_object *o = json_object_new_object();
+	const char *s;
+	size_t len;
 
-	if (o) {
-		json_object_object_add(o, "ok", json_object_new_boolean(0));
-		json_object_object_add(o, "error", json_object_new_string(msg));
-		control_answer(fd, o, nonblock);
-		return;
+	/* not control_answer(): out of memory, it would come back here */
+	if (!jsonb_add_bool(o, "ok", 0) && !jsonb_add_string(o, "error", msg) &&
+	    (s = jsonb_text(o, JSON_C_TO_STRING_PLAIN, &len))) {
+		send_all(fd, s, len, nonblock);
+		send_all(fd, "\n", 1, nonblock);
 	}
+	json_object_put(o);
+	drop_input(fd);
 	close(fd);
 }
 

@@ -25,6 +25,7 @@
 #include <json-c/json.h>
 #include <systemd/sd-journal.h>
 
+#include "jsonw.h"
 #include "log.h"
 
 static const char *const level_names[] = {
@@ -527,70 +528,52 @@ json_object *log_json_escaped(const char *raw)
 	return v;
 }
 
-/* A string field, escaped (valid UTF-8 whatever the bytes); skipped if NULL. */
-static int json_add_escaped(json_object *o, const char *key, const char *raw)
+/* A string field, escaped (valid UTF-8 whatever the bytes). */
+static void json_escaped(struct jsonw *w, const char *key, const char *raw)
 {
-	json_object *v = log_json_escaped(raw);
+	size_t size = strlen(raw) * LOG_ESCAPE_MAX_GROWTH + 1;
+	char *esc = malloc(size);
 
-	return v ? json_object_object_add(o, key, v) : -1;
-}
-
-static int json_add_string(json_object *o, const char *key, const char *s)
-{
-	json_object *v = json_object_new_string(s);
-
-	return v ? json_object_object_add(o, key, v) : -1;
-}
-
-static int json_add_int(json_object *o, const char *key, int64_t i)
-{
-	json_object *v = json_object_new_int64(i);
-
-	return v ? json_object_object_add(o, key, v) : -1;
+	if (!esc) {
+		jsonw_fail(w);
+		return;
+	}
+	log_escape(esc, size, raw);
+	jsonw_string(w, key, esc);
+	free(esc);
 }
 
 /* The record as one JSON object and a newline; NULL if out of memory. */
 static char *json_line(const struct record *r, size_t *len)
 {
-	json_object *o = json_object_new_object();
 	char when[TIME_MAX];
-	const char *js;
-	char *line = NULL;
-	size_t n;
-	int rc;
+	struct jsonw w;
 
-	if (!o)
+	if (jsonw_begin(&w, 0))
 		return NULL;
 	rfc3339_now(when);
-	rc = json_add_int(o, "schema", LOG_JSON_SCHEMA) |
-	     json_add_string(o, "time", when) |
-	     json_add_string(o, "level", level_names[r->level]) |
-	     json_add_string(o, "event", r->event) |
-	     json_add_string(o, "message", r->message) |
-	     json_add_int(o, "scanner_pid", getpid());
-	if (r->path)
-		rc |= json_add_escaped(o, "path", r->path) | json_add_int(o, "pid", r->pid) |
-		      json_add_escaped(o, "comm", r->comm);
-	if (r->path && r->uid >= 0)
-		rc |= json_add_int(o, "uid", r->uid);
-	if (r->signature)
-		rc |= json_add_escaped(o, "signature", r->signature);
-	if (r->action)
-		rc |= json_add_string(o, "action", r->action);
-	if (r->server)
-		rc |= json_add_escaped(o, "server", r->server);
-	if (r->path && r->written)
-		rc |= json_object_object_add(o, "written", json_object_new_boolean(1));
-	js = rc ? NULL : json_object_to_json_string_length(o,
-			JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &n);
-	if (js && (line = malloc(n + 2))) {
-		memcpy(line, js, n);
-		line[n] = '\n';
-		line[n + 1] = 0;
-		*len = n + 1;
+	jsonw_int(&w, "schema", LOG_JSON_SCHEMA);
+	jsonw_string(&w, "time", when);
+	jsonw_string(&w, "level", level_names[r->level]);
+	jsonw_string(&w, "event", r->event);
+	jsonw_string(&w, "message", r->message);
+	jsonw_int(&w, "scanner_pid", getpid());
+	if (r->path) {
+		json_escaped(&w, "path", r->path);
+		jsonw_int(&w, "pid", r->pid);
+		json_escaped(&w, "comm", r->comm);
 	}
-	json_object_put(o);
-	return line;
+	if (r->path && r->uid >= 0)
+		jsonw_int(&w, "uid", r->uid);
+	if (r->signature)
+		json_escaped(&w, "signature", r->signature);
+	if (r->action)
+		jsonw_string(&w, "action", r->action);
+	if (r->server)
+		json_escaped(&w, "server", r->server);
+	if (r->path && r->written)
+		jsonw_bool(&w, "written", 1);
+	return jsonw_end(&w, 1, len);
 }
 
 static void emit(const struct record *r)
@@ -613,9 +596,15 @@ static void emit(const struct record *r)
 		break;
 	}
 	if (log_state.format == LOG_FORMAT_JSON) {
+		/* out of memory: a line that says a record was lost, not silence */
+		static const char lost[] = "{\"schema\":1,\"level\":\"error\",\"event\":\"lost\","
+					   "\"message\":\"out of memory: a log record was lost\"}\n";
+
 		line = json_line(r, &len);
 		if (line)
 			write_line(line, len);
+		else
+			write_line(lost, sizeof(lost) - 1);
 		free(line);
 		return;
 	}
@@ -628,8 +617,12 @@ static void emit(const struct record *r)
 		n = asprintf(&line, "dazuko-clamscan: %s: %s\n", level_names[r->level],
 			     r->message);
 	}
-	if (n < 0)
+	if (n < 0) {
+		static const char lost[] = "dazuko-clamscan: error: out of memory: a log record was lost\n";
+
+		write_line(lost, sizeof(lost) - 1);
 		return;
+	}
 	write_line(line, (size_t)n);
 	free(line);
 }

@@ -32,6 +32,7 @@
 #include "dbwatch.h"
 #include "engine.h"
 #include "fdlimit.h"
+#include "jsonb.h"
 #include "log.h"
 #include "metrics.h"
 #include "quarantine.h"
@@ -254,9 +255,9 @@ static void reload_answer(struct reloader *r, int failed, const char *msg)
 			continue;
 		}
 		o = json_object_new_object();
-		if (o) {
-			json_object_object_add(o, "ok", json_object_new_boolean(1));
-			json_object_object_add(o, "message", json_object_new_string(msg));
+		if (jsonb_add_bool(o, "ok", 1) || jsonb_add_string(o, "message", msg)) {
+			json_object_put(o);
+			o = NULL;	/* answered "out of memory" */
 		}
 		control_answer(r->waiting[i], o, 1);
 	}

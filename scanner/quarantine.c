@@ -19,6 +19,7 @@
 #include <linux/dazukofs.h>
 #include <linux/openat2.h>
 
+#include "jsonw.h"
 #include "quarantine.h"
 
 #define COPY_CHUNK (128 * 1024)
@@ -181,25 +182,28 @@ static int copy_fd(int in, int out, uint64_t max)
 	return n < 0 ? -1 : 0;
 }
 
-static json_object *entry_to_json(const struct quarantine_entry *e)
+/* The entry's metadata as JSON text (the caller frees it); NULL without memory. */
+static char *entry_to_json(const struct quarantine_entry *e, size_t *len)
 {
-	json_object *o = json_object_new_object();
+	struct jsonw w;
 
-	json_object_object_add(o, "id", json_object_new_string(e->id));
-	json_object_object_add(o, "path", json_object_new_string(e->path));
-	json_object_object_add(o, "signature", json_object_new_string(e->signature));
-	json_object_object_add(o, "uid", json_object_new_int64(e->uid));
-	json_object_object_add(o, "gid", json_object_new_int64(e->gid));
-	json_object_object_add(o, "mode", json_object_new_int64(e->mode));
-	json_object_object_add(o, "size", json_object_new_uint64(e->size));
-	json_object_object_add(o, "atime_sec", json_object_new_int64(e->atime.tv_sec));
-	json_object_object_add(o, "atime_nsec", json_object_new_int64(e->atime.tv_nsec));
-	json_object_object_add(o, "mtime_sec", json_object_new_int64(e->mtime.tv_sec));
-	json_object_object_add(o, "mtime_nsec", json_object_new_int64(e->mtime.tv_nsec));
-	json_object_object_add(o, "quarantined", json_object_new_int64(e->quarantined));
-	json_object_object_add(o, "pid", json_object_new_int64(e->pid));
-	json_object_object_add(o, "action", json_object_new_string(mode_names[e->action]));
-	return o;
+	if (jsonw_begin(&w, 1))
+		return NULL;
+	jsonw_string(&w, "id", e->id);
+	jsonw_string(&w, "path", e->path);
+	jsonw_string(&w, "signature", e->signature);
+	jsonw_int(&w, "uid", e->uid);
+	jsonw_int(&w, "gid", e->gid);
+	jsonw_int(&w, "mode", e->mode);
+	jsonw_uint(&w, "size", e->size);
+	jsonw_int(&w, "atime_sec", e->atime.tv_sec);
+	jsonw_int(&w, "atime_nsec", e->atime.tv_nsec);
+	jsonw_int(&w, "mtime_sec", e->mtime.tv_sec);
+	jsonw_int(&w, "mtime_nsec", e->mtime.tv_nsec);
+	jsonw_int(&w, "quarantined", e->quarantined);
+	jsonw_int(&w, "pid", e->pid);
+	jsonw_string(&w, "action", mode_names[e->action]);
+	return jsonw_end(&w, 1, len);
 }
 
 /* ID.json, written to a temporary name and renamed: never half there. */
@@ -207,14 +211,14 @@ static int write_meta(int dirfd, const struct quarantine_entry *e, char *err,
 		      size_t errlen)
 {
 	char tmp[QUARANTINE_ID_MAX + 16], name[QUARANTINE_ID_MAX + 8];
-	json_object *o = entry_to_json(e);
-	const char *text;
 	size_t len;
+	char *text = entry_to_json(e, &len);
 	int fd, rc = -1;
 
-	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
-					      JSON_C_TO_STRING_NOSLASHESCAPE);
-	len = strlen(text);
+	if (!text) {
+		snprintf(err, errlen, "quarantine %s" META_SUFFIX ": out of memory", e->id);
+		goto out;
+	}
 	snprintf(tmp, sizeof(tmp), "%s.json.tmp", e->id);
 	snprintf(name, sizeof(name), "%s" META_SUFFIX, e->id);
 	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -223,7 +227,7 @@ static int write_meta(int dirfd, const struct quarantine_entry *e, char *err,
 		goto out;
 	}
 	errno = EIO;	/* a short write sets none */
-	if (write(fd, text, len) != (ssize_t)len || write(fd, "\n", 1) != 1 || fsync(fd)) {
+	if (write(fd, text, len) != (ssize_t)len || fsync(fd)) {
 		snprintf(err, errlen, "quarantine %s: write: %s", tmp, strerror(errno));
 		close(fd);
 		unlinkat(dirfd, tmp, 0);
@@ -238,7 +242,7 @@ static int write_meta(int dirfd, const struct quarantine_entry *e, char *err,
 	fsync(dirfd);
 	rc = 0;
 out:
-	json_object_put(o);
+	free(text);
 	return rc;
 }
 

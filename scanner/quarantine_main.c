@@ -16,6 +16,7 @@
 #include <json-c/json.h>
 
 #include "config.h"
+#include "jsonb.h"
 #include "log.h"
 #include "quarantine.h"
 
@@ -69,8 +70,13 @@ static int cmd_list(int dirfd, const struct opts *o)
 	size_t n;
 	int rc = 0;
 
+	if (o->json && !arr) {
+		fprintf(stderr, PROG ": out of memory\n");
+		return 1;
+	}
 	if (quarantine_list(dirfd, &ids, &n, err, sizeof(err))) {
 		fprintf(stderr, PROG ": %s\n", err);
+		json_object_put(arr);
 		return 1;
 	}
 	if (!o->json && n)
@@ -97,8 +103,11 @@ static int cmd_list(int dirfd, const struct opts *o)
 			f = fd >= 0 ? json_object_from_fd(fd) : NULL;
 			if (fd >= 0)
 				close(fd);
-			if (f)
-				json_object_array_add(arr, f);
+			if (!f || jsonb_append(arr, f)) {
+				fprintf(stderr, PROG ": %s: %s\n", name,
+					f ? "out of memory" : "cannot be read");
+				rc = 1;
+			}
 		} else {
 			t = (time_t)e.quarantined;
 			gmtime_r(&t, &tm);
@@ -113,8 +122,15 @@ static int cmd_list(int dirfd, const struct opts *o)
 		quarantine_entry_free(&e);
 	}
 	if (arr) {
-		puts(json_object_to_json_string_ext(arr, JSON_C_TO_STRING_PRETTY |
-						    JSON_C_TO_STRING_NOSLASHESCAPE));
+		const char *text = jsonb_text(arr, JSON_C_TO_STRING_PRETTY |
+					      JSON_C_TO_STRING_NOSLASHESCAPE, NULL);
+
+		if (text) {
+			puts(text);
+		} else {
+			fprintf(stderr, PROG ": out of memory\n");
+			rc = 1;
+		}
 		json_object_put(arr);
 	}
 	for (size_t i = 0; i < n; i++)

@@ -8,12 +8,16 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "jsonb.h"
 #include "log.h"
 #include "status.h"
 #include "worker.h"
 
-/* Times are UTC, ISO 8601: "2026-12-05T08:40:01Z". */
-static json_object *iso_time(int64_t t)
+/*
+ * Times are UTC, ISO 8601: "2026-12-05T08:40:01Z"; an unknown one (0)
+ * is null.
+ */
+static int add_time(json_object *o, const char *key, int64_t t)
 {
 	time_t tt = (time_t)t;
 	char buf[32];
@@ -21,13 +25,24 @@ static json_object *iso_time(int64_t t)
 
 	if (t <= 0 || !gmtime_r(&tt, &tm) ||
 	    !strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm))
-		return NULL;		/* JSON null: not known */
-	return json_object_new_string(buf);
+		return jsonb_add_null(o, key);
+	return jsonb_add_string(o, key, buf);
 }
 
-static void add(json_object *o, const char *key, json_object *v)
+/* A user's bytes (path, comm), escaped as the log escapes them. */
+static int add_escaped(json_object *o, const char *key, const char *raw)
 {
-	json_object_object_add(o, key, v);
+	return jsonb_add(o, key, log_json_escaped(raw));
+}
+
+/* A builder's result: o, or NULL (and o freed) if anything failed. */
+static json_object *built(json_object *o, int rc)
+{
+	if (rc) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
 }
 
 /*
@@ -38,10 +53,9 @@ static json_object *counters_json(const char *line)
 {
 	json_object *o = json_object_new_object();
 	const char *p = line;
+	int rc = o ? 0 : -1;
 
-	if (!o)
-		return NULL;
-	while (*p) {
+	while (!rc && *p) {
 		size_t n = strcspn(p, " ");
 		const char *eq = memchr(p, '=', n);
 
@@ -49,12 +63,12 @@ static json_object *counters_json(const char *line)
 			char key[64];
 
 			snprintf(key, sizeof(key), "%.*s", (int)(eq - p), p);
-			add(o, key, json_object_new_uint64(strtoull(eq + 1, NULL, 10)));
+			rc = rc || jsonb_add_uint(o, key, strtoull(eq + 1, NULL, 10));
 		}
 		p += n;
 		p += strspn(p, " ");
 	}
-	return o;
+	return built(o, rc);
 }
 
 static json_object *signatures_json(const struct status_input *in)
@@ -62,81 +76,80 @@ static json_object *signatures_json(const struct status_input *in)
 	struct scanner *sc = in->sc;
 	json_object *o = json_object_new_object();
 	struct engine *e;
+	int rc;
 
-	if (!o)
-		return NULL;
-	add(o, "backend", json_object_new_string(sc->backend.ops ? sc->backend.ops->name : "?"));
-	add(o, "reloading", json_object_new_boolean(in->reloading));
-	add(o, "loaded", iso_time(atomic_load(&sc->live.loaded_at)));
+	rc = jsonb_add_string(o, "backend", sc->backend.ops ? sc->backend.ops->name : "?") ||
+	     jsonb_add_bool(o, "reloading", in->reloading) ||
+	     add_time(o, "loaded", atomic_load(&sc->live.loaded_at));
 	if (sc->cfg->backend != BACKEND_LIBCLAMAV)
-		return o;
-	add(o, "database", log_json_escaped(sc->cfg->database));
+		return built(o, rc);
+	rc = rc || add_escaped(o, "database", sc->cfg->database);
 	e = engine_holder_get(&sc->engines);
 	if (e) {
-		add(o, "count", json_object_new_uint64(e->signatures));
-		add(o, "version", e->db_version ? json_object_new_uint64(e->db_version) : NULL);
-		add(o, "built", iso_time(e->db_time));
+		rc = rc || jsonb_add_uint(o, "count", e->signatures) ||
+		      (e->db_version ? jsonb_add_uint(o, "version", e->db_version) :
+				       jsonb_add_null(o, "version")) ||
+		      add_time(o, "built", e->db_time);
 		engine_put(e);
 	}
-	return o;
+	return built(o, rc);
 }
 
 static json_object *workers_json(const struct status_input *in, struct slot_view *v,
 				 uint64_t now_us)
 {
 	json_object *a = json_object_new_array();
+	int rc = a ? 0 : -1;
 
-	if (!a)
-		return NULL;
-	for (unsigned int i = 0; i < in->nworkers; i++) {
+	for (unsigned int i = 0; !rc && i < in->nworkers; i++) {
 		json_object *w = json_object_new_object();
 		char comm[64];
 
-		if (!w)
-			break;
-		add(w, "worker", json_object_new_int((int)i));
-		add(w, "state", json_object_new_string(v[i].busy ? "scanning" : "idle"));
+		rc = jsonb_add_int(w, "worker", i) ||
+		     jsonb_add_string(w, "state", v[i].busy ? "scanning" : "idle");
 		if (v[i].busy) {
 			scanner_read_comm(v[i].pid, comm, sizeof(comm));
-			add(w, "path", v[i].path[0] ? log_json_escaped(v[i].path) : NULL);
-			add(w, "pid", json_object_new_int((int)v[i].pid));
-			add(w, "comm", log_json_escaped(comm));
-			add(w, "for_ms", json_object_new_uint64(now_us > v[i].since_us ?
-						(now_us - v[i].since_us) / 1000 : 0));
+			rc = rc || (v[i].path[0] ? add_escaped(w, "path", v[i].path) :
+					      jsonb_add_null(w, "path")) ||
+			      jsonb_add_int(w, "pid", v[i].pid) ||
+			      add_escaped(w, "comm", comm) ||
+			      jsonb_add_uint(w, "for_ms", now_us > v[i].since_us ?
+					     (now_us - v[i].since_us) / 1000 : 0);
 		}
-		json_object_array_add(a, w);
+		if (rc)
+			json_object_put(w);
+		else
+			rc = jsonb_append(a, w);
 	}
-	return a;
+	return built(a, rc);
 }
 
 static json_object *detections_json(struct live *l, uint64_t *total)
 {
 	struct detection *d = calloc(LIVE_DETECTIONS, sizeof(*d));
 	json_object *a = json_object_new_array();
-	size_t n;
+	int rc = d && a ? 0 : -1;
+	size_t n = 0;
 
-	if (!d || !a) {
-		free(d);
-		json_object_put(a);
-		*total = 0;
-		return NULL;
-	}
-	n = live_detections(l, d, total);
-	for (size_t i = 0; i < n; i++) {
+	*total = 0;
+	if (!rc)
+		n = live_detections(l, d, total);
+	for (size_t i = 0; !rc && i < n; i++) {
 		json_object *o = json_object_new_object();
 
-		if (!o)
-			break;
-		add(o, "time", iso_time(d[i].time));
-		add(o, "path", log_json_escaped(d[i].path));
-		add(o, "signature", log_json_escaped(d[i].sig));
-		add(o, "pid", json_object_new_int((int)d[i].pid));
-		add(o, "comm", log_json_escaped(d[i].comm));
-		add(o, "action", json_object_new_string(d[i].action));
-		json_object_array_add(a, o);
+		rc = add_time(o, "time", d[i].time) ||
+		     add_escaped(o, "path", d[i].path) ||
+		     add_escaped(o, "signature", d[i].sig) ||
+		     jsonb_add_int(o, "pid", d[i].pid) ||
+		     add_escaped(o, "comm", d[i].comm) ||
+		     jsonb_add_string(o, "action", d[i].action);
+		if (rc)
+			json_object_put(o);
+		else
+			rc = jsonb_append(a, o);
 	}
 	free(d);
-	return a;
+	return built(a, rc);
 }
 
 static json_object *hot_json(const struct slot_view *v, unsigned int n)
@@ -144,23 +157,23 @@ static json_object *hot_json(const struct slot_view *v, unsigned int n)
 	struct hot_entry hot[LIVE_HOT_SHOWN];
 	json_object *a = json_object_new_array();
 	size_t k = hot_merge(v, n, hot, LIVE_HOT_SHOWN);
+	int rc = a ? 0 : -1;
 
-	if (!a)
-		return NULL;
-	for (size_t i = 0; i < k; i++) {
+	for (size_t i = 0; !rc && i < k; i++) {
 		json_object *o = json_object_new_object();
 		char comm[64];
 
-		if (!o)
-			break;
 		/* now: a process that is gone shows "?" */
 		scanner_read_comm(hot[i].pid, comm, sizeof(comm));
-		add(o, "pid", json_object_new_int((int)hot[i].pid));
-		add(o, "comm", log_json_escaped(comm));
-		add(o, "events", json_object_new_uint64(hot[i].events));
-		json_object_array_add(a, o);
+		rc = jsonb_add_int(o, "pid", hot[i].pid) ||
+		     add_escaped(o, "comm", comm) ||
+		     jsonb_add_uint(o, "events", hot[i].events);
+		if (rc)
+			json_object_put(o);
+		else
+			rc = jsonb_append(a, o);
 	}
-	return a;
+	return built(a, rc);
 }
 
 json_object *status_json(const struct status_input *in)
@@ -168,6 +181,7 @@ json_object *status_json(const struct status_input *in)
 	struct slot_view *v = calloc(in->nworkers ? in->nworkers : 1, sizeof(*v));
 	json_object *o = json_object_new_object();
 	uint64_t now_us = scanner_now_us(), total;
+	int rc;
 
 	if (!v || !o) {
 		free(v);
@@ -176,30 +190,26 @@ json_object *status_json(const struct status_input *in)
 	}
 	for (unsigned int i = 0; i < in->nworkers; i++)
 		slot_read(&in->workers[i].slot, &v[i]);
-	add(o, "ok", json_object_new_boolean(1));
-	add(o, "version", json_object_new_string(DAZUKOFS_VERSION));
-	add(o, "pid", json_object_new_int((int)getpid()));
-	add(o, "started", iso_time(in->sc->live.started));
-	add(o, "uptime_s", json_object_new_uint64((now_us - in->sc->live.started_us) / 1000000));
-	add(o, "counters", counters_json(in->counters));
-	add(o, "signatures", signatures_json(in));
-	add(o, "workers", workers_json(in, v, now_us));
-	add(o, "detections", detections_json(&in->sc->live, &total));
-	add(o, "detections_total", json_object_new_uint64(total));
-	add(o, "hot_sources", hot_json(v, in->nworkers));
+	rc = jsonb_add_bool(o, "ok", 1) ||
+	     jsonb_add_string(o, "version", DAZUKOFS_VERSION) ||
+	     jsonb_add_int(o, "pid", getpid()) ||
+	     add_time(o, "started", in->sc->live.started) ||
+	     jsonb_add_uint(o, "uptime_s", (now_us - in->sc->live.started_us) / 1000000) ||
+	     jsonb_add(o, "counters", counters_json(in->counters)) ||
+	     jsonb_add(o, "signatures", signatures_json(in)) ||
+	     jsonb_add(o, "workers", workers_json(in, v, now_us)) ||
+	     jsonb_add(o, "detections", detections_json(&in->sc->live, &total)) ||
+	     jsonb_add_uint(o, "detections_total", total) ||
+	     jsonb_add(o, "hot_sources", hot_json(v, in->nworkers));
 	free(v);
-	return o;
+	return built(o, rc);
 }
 
 /* The printing: from the JSON, so that both forms say the same. */
 
 static const char *str(json_object *o, const char *key)
 {
-	json_object *v;
-
-	if (!json_object_object_get_ex(o, key, &v) || !v)
-		return "-";
-	return json_object_get_string(v);
+	return jsonb_string_or(o, key, "-");
 }
 
 static json_object *get(json_object *o, const char *key)
@@ -245,8 +255,13 @@ void status_print(FILE *out, json_object *o)
 	fprintf(out, "; loaded %s%s\n", str(sig, "loaded"),
 		json_object_get_boolean(get(sig, "reloading")) ? "; reloading now" : "");
 	fprintf(out, "counters:");
-	json_object_object_foreach(get(o, "counters"), key, val)
-		fprintf(out, " %s=%s", key, json_object_get_string(val));
+	c = get(o, "counters");
+	if (c && json_object_is_type(c, json_type_object)) {
+		json_object_object_foreach(c, key, val) {
+			(void)val;
+			fprintf(out, " %s=%s", key, str(c, key));
+		}
+	}
 	fprintf(out, "\nworkers:\n");
 	a = get(o, "workers");
 	n = a ? json_object_array_length(a) : 0;
