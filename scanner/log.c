@@ -558,11 +558,12 @@ static char *json_line(const struct record *r, size_t *len)
 	jsonw_string(&w, "event", r->event);
 	jsonw_string(&w, "message", r->message);
 	jsonw_int(&w, "scanner_pid", getpid());
-	if (r->path) {
+	if (r->path)
 		json_escaped(&w, "path", r->path);
+	if (r->path && r->pid > 0)
 		jsonw_int(&w, "pid", r->pid);
+	if (r->path && r->comm)
 		json_escaped(&w, "comm", r->comm);
-	}
 	if (r->path && r->uid >= 0)
 		jsonw_int(&w, "uid", r->uid);
 	if (r->signature)
@@ -579,15 +580,23 @@ static char *json_line(const struct record *r, size_t *len)
 static void emit(const struct record *r)
 {
 	char when[TIME_MAX], *line;
+	const char *ev;
 	size_t len;
 	int n;
 
 	switch (log_state.target) {
 	case LOG_TARGET_JOURNAL:
+		/*
+		 * The path raw, as a detection's: its bytes need no escape
+		 * there.  Optional fields, and a NULL that ends the list after
+		 * the last one given.
+		 */
+		ev = strcmp(r->event, "message") ? r->event : NULL;
 		sd_journal_send("MESSAGE=%s", r->message, "PRIORITY=%d", level_prio[r->level],
 				"SYSLOG_IDENTIFIER=dazuko-clamscan",
-				strcmp(r->event, "message") ? "DAZUKOFS_EVENT=%s" : NULL,
-				r->event, NULL);
+				r->path ? "DAZUKOFS_PATH=%s" : ev ? "DAZUKOFS_EVENT=%s" : NULL,
+				r->path ? r->path : ev,
+				r->path && ev ? "DAZUKOFS_EVENT=%s" : NULL, ev, NULL);
 		return;
 	case LOG_TARGET_SYSLOG:
 		syslog(level_prio[r->level], "%s: %s", level_names[r->level], r->message);
@@ -627,10 +636,11 @@ static void emit(const struct record *r)
 	free(line);
 }
 
-static void vlog(enum log_level level, const char *event, const char *fmt, va_list ap)
+static void vlog(enum log_level level, const char *event, const char *path,
+		 const char *fmt, va_list ap)
 {
 	char raw[LOG_MSG_MAX], msg[LOG_MSG_MAX * LOG_ESCAPE_MAX_GROWTH];
-	struct record r = { .level = level, .event = event, .message = msg };
+	struct record r = { .level = level, .event = event, .message = msg, .path = path };
 
 	vsnprintf(raw, sizeof(raw), fmt, ap);
 	log_escape(msg, sizeof(msg), raw);
@@ -649,7 +659,7 @@ void log_msg(enum log_level level, const char *fmt, ...)
 	if (level > log_state.level)
 		return;
 	va_start(ap, fmt);
-	vlog(level, "message", fmt, ap);
+	vlog(level, "message", NULL, fmt, ap);
 	va_end(ap);
 }
 
@@ -660,7 +670,19 @@ void log_event(enum log_level level, const char *event, const char *fmt, ...)
 	if (level > log_state.level)
 		return;
 	va_start(ap, fmt);
-	vlog(level, event, fmt, ap);
+	vlog(level, event, NULL, fmt, ap);
+	va_end(ap);
+}
+
+void log_file_event(enum log_level level, const char *event, const char *path,
+		    const char *fmt, ...)
+{
+	va_list ap;
+
+	if (level > log_state.level)
+		return;
+	va_start(ap, fmt);
+	vlog(level, event, path, fmt, ap);
 	va_end(ap);
 }
 

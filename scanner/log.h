@@ -104,6 +104,13 @@ void log_msg(enum log_level level, const char *fmt, ...)
  */
 void log_event(enum log_level level, const char *event, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/*
+ * A message about one file, as log_event(); beside it, the journal gets
+ * the path's bytes in DAZUKOFS_PATH and JSON its escaped form in "path",
+ * as a detection's, so that tools need not take it out of the message.
+ */
+void log_file_event(enum log_level level, const char *event, const char *path,
+		    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /* Would a message at this level be logged? */
 int log_enabled(enum log_level level);
 
@@ -176,5 +183,16 @@ void log_clean(const char *path, const struct log_opener *who, const char *serve
 #define log_notice(...) log_at(LOG_LVL_NOTICE, __VA_ARGS__)
 #define log_info(...) log_at(LOG_LVL_INFO, __VA_ARGS__)
 #define log_debug(...) log_at(LOG_LVL_DEBUG, __VA_ARGS__)
+/* The same about one file (log_file_event); path is evaluated once more. */
+#define log_file_at(level, path, ...)						\
+	do {									\
+		if (log_enabled(level))						\
+			log_file_event(level, "message", path, __VA_ARGS__);	\
+	} while (0)
+#define log_file_error(path, ...) log_file_at(LOG_LVL_ERROR, path, __VA_ARGS__)
+#define log_file_warning(path, ...) log_file_at(LOG_LVL_WARNING, path, __VA_ARGS__)
+#define log_file_notice(path, ...) log_file_at(LOG_LVL_NOTICE, path, __VA_ARGS__)
+#define log_file_info(path, ...) log_file_at(LOG_LVL_INFO, path, __VA_ARGS__)
+#define log_file_debug(path, ...) log_file_at(LOG_LVL_DEBUG, path, __VA_ARGS__)
 
 #endif

@@ -120,7 +120,7 @@ static int copy_mode_seen(struct virusevent *ve, const struct ve_item *it,
 		if (same_version(ve, i, &st)) {
 			memcpy(id, ve->recent[i].id, QUARANTINE_ID_MAX);
 			pthread_mutex_unlock(&ve->lock);
-			log_info("%s: quarantined already%s%s", it->path, id[0] ? " as " : "", id);
+			log_file_info(it->path, "%s: quarantined already%s%s", it->path, id[0] ? " as " : "", id);
 			return 1;
 		}
 	}
@@ -187,10 +187,12 @@ static void quarantine_one(struct virusevent *ve, const struct ve_item *it,
 		/* no room is the limits doing their job: a warning, not an error */
 		if (done == QUARANTINE_NO_ROOM) {
 			atomic_fetch_add(&ve->quarantine_skipped, 1);
-			log_warning("%s (%s) not quarantined: %s", it->path, it->sig, err);
+			log_file_warning(it->path, "%s (%s) not quarantined: %s", it->path,
+					 it->sig, err);
 		} else {
 			atomic_fetch_add(&ve->quarantine_failed, 1);
-			log_error("quarantine of %s (%s) failed: %s", it->path, it->sig, err);
+			log_file_error(it->path, "quarantine of %s (%s) failed: %s", it->path,
+				       it->sig, err);
 		}
 		id[0] = '\0';
 		if (mode == QUARANTINE_COPY)
@@ -201,9 +203,10 @@ static void quarantine_one(struct virusevent *ve, const struct ve_item *it,
 	if (mode == QUARANTINE_COPY)
 		copy_mode_done(ve, it, id);
 	if (mode == QUARANTINE_MOVE && !removed)
-		log_warning("%s: quarantined as %s, but still there: %s", it->path, id, err);
+		log_file_warning(it->path, "%s: quarantined as %s, but still there: %s",
+				 it->path, id, err);
 	else
-		log_notice("%s: quarantined as %s%s", it->path, id,
+		log_file_notice(it->path, "%s: quarantined as %s%s", it->path, id,
 			   removed ? " and removed" : "");
 }
 
@@ -322,7 +325,7 @@ static void run_one(struct ve_runner *r, const struct ve_item *it)
 		r->child = child;
 	pthread_mutex_unlock(&ve->children);
 	if (rc) {
-		log_error("virus_event %s for %s: %s", argv_cfg->items[0], it->path,
+		log_file_error(it->path, "virus_event %s for %s: %s", argv_cfg->items[0], it->path,
 			  strerror(rc));
 		goto out;
 	}
@@ -332,21 +335,22 @@ static void run_one(struct ve_runner *r, const struct ve_item *it)
 	r->child = 0;		/* reaped only now: until then the pid stays ours */
 	pthread_mutex_unlock(&ve->children);
 	if (rc < 0) {
-		log_error("virus_event %s for %s (pid %d): waitpid: %s",
+		log_file_error(it->path, "virus_event %s for %s (pid %d): waitpid: %s",
 			  argv_cfg->items[0], it->path, (int)child, strerror(errno));
 	} else if (timed_out) {
 		atomic_fetch_add(&ve->timeouts, 1);
-		log_warning("virus_event %s for %s (pid %d): still running after %u ms; killed",
+		log_file_warning(it->path,
+				 "virus_event %s for %s (pid %d): still running after %u ms; killed",
 			    argv_cfg->items[0], it->path, (int)child,
 			    ve->cfg->virus_event_timeout_ms);
 	} else if (WIFEXITED(status) && !WEXITSTATUS(status))
-		log_info("virus_event %s for %s (pid %d): exited with status 0",
+		log_file_info(it->path, "virus_event %s for %s (pid %d): exited with status 0",
 			 argv_cfg->items[0], it->path, (int)child);
 	else if (WIFEXITED(status))
-		log_warning("virus_event %s for %s (pid %d): exited with status %d",
+		log_file_warning(it->path, "virus_event %s for %s (pid %d): exited with status %d",
 			    argv_cfg->items[0], it->path, (int)child, WEXITSTATUS(status));
 	else
-		log_warning("virus_event %s for %s (pid %d): killed by signal %d",
+		log_file_warning(it->path, "virus_event %s for %s (pid %d): killed by signal %d",
 			    argv_cfg->items[0], it->path, (int)child,
 			    WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 out:
@@ -468,8 +472,9 @@ void virusevent_queue(struct virusevent *ve, int fd, const char *path,
 	if (ve->count == VE_QUEUE_MAX || ve->stopping) {
 		pthread_mutex_unlock(&ve->lock);
 		atomic_fetch_add(&ve->dropped, 1);
-		log_warning("%u detections waiting already; no quarantine or virus_event for %s",
-			    VE_QUEUE_MAX, path);
+		log_file_warning(path,
+				 "%u detections waiting already; no quarantine or virus_event for %s",
+				 VE_QUEUE_MAX, path);
 		if (qfd >= 0) {
 			close(qfd);
 			atomic_fetch_add(&ve->quarantine_failed, 1);
@@ -513,7 +518,8 @@ void virusevent_stop(struct virusevent *ve)
 		struct ve_item *it = &ve->queue[(ve->head + i) % VE_QUEUE_MAX];
 
 		if (it->fd >= 0) {
-			log_warning("%s: not quarantined: the scanner stops", it->path);
+			log_file_warning(it->path, "%s: not quarantined: the scanner stops",
+					 it->path);
 			close(it->fd);
 		}
 	}

@@ -188,7 +188,7 @@ static enum verdict partial_verdict(struct scanner *sc, enum scan_result res,
 		detected(sc, -1, path, who, what, action, server);
 		return v;
 	}
-	log_notice("%s: not fully scanned (%s%s%s); allowed by %s = no",
+	log_file_notice(event_path_name(path), "%s: not fully scanned (%s%s%s); allowed by %s = no",
 		   event_path_name(path), what, server ? " by clamd " : "",
 		   server ? server : "",
 		   encrypted ? "alert_encrypted" : "alert_exceeds_max");
@@ -243,7 +243,8 @@ enum verdict scanner_decide_ids(struct scanner *sc, int fd,
 		const char *why = strerror(errno);
 
 		if (log_enabled(LOG_LVL_WARNING))
-			log_event(LOG_LVL_WARNING, "error", "%s: fstat: %s; verdict %s",
+			log_file_event(LOG_LVL_WARNING, "error", event_path_name(path),
+				       "%s: fstat: %s; verdict %s",
 				  event_path_name(path), why, error_verdict_name(cfg));
 		return error_verdict(sc);
 	}
@@ -254,10 +255,10 @@ enum verdict scanner_decide_ids(struct scanner *sc, int fd,
 		if (p && !filter_should_scan(&cfg->include, &cfg->exclude, p)) {
 			if (path_names_file(p, &st)) {
 				atomic_fetch_add(&sc->stats.skipped_filter, 1);
-				log_debug("%s: not scanned (path filter)", p);
+				log_file_debug(p, "%s: not scanned (path filter)", p);
 				return VERDICT_ALLOW;
 			}
-			log_debug("%s: path filter ignored: the path names another file here",
+			log_file_debug(p, "%s: path filter ignored: the path names another file here",
 				  p);
 		}
 	}
@@ -273,7 +274,8 @@ enum verdict scanner_decide_ids(struct scanner *sc, int fd,
 		if (opener_excluded_ids(cfg, who, why, sizeof(why))) {
 			atomic_fetch_add(&sc->stats.skipped_excluded, 1);
 			if (log_enabled(LOG_LVL_DEBUG))
-				log_debug("%s: not scanned (opened by pid %d, excluded by %s)",
+				log_file_debug(event_path_name(path),
+					       "%s: not scanned (opened by pid %d, excluded by %s)",
 					  event_path_name(path), (int)pid, why);
 			return VERDICT_ALLOW;
 		}
@@ -281,7 +283,8 @@ enum verdict scanner_decide_ids(struct scanner *sc, int fd,
 	/* what libclamav would report, without handing it the whole file */
 	if (cfg->limits.max_file_size &&
 	    (uint64_t)st.st_size > cfg->limits.max_file_size) {
-		log_debug("%s: not scanned (%jd bytes > max_file_size %" PRIu64 ")",
+		log_file_debug(event_path_name(path),
+			       "%s: not scanned (%jd bytes > max_file_size %" PRIu64 ")",
 			  event_path_name(path), (intmax_t)st.st_size,
 			  cfg->limits.max_file_size);
 		return partial_verdict(sc, SCAN_EXCEEDS_MAX, ENGINE_SIG_MAX_FILE_SIZE,
@@ -292,10 +295,11 @@ enum verdict scanner_decide_ids(struct scanner *sc, int fd,
 		if (cache_lookup(&sc->cache, &key)) {
 			if (stable_no_writer(fd)) {
 				atomic_fetch_add(&sc->stats.cache_hits, 1);
-				log_debug("%s: clean (cached)", event_path_name(path));
+				log_file_debug(event_path_name(path), "%s: clean (cached)",
+					       event_path_name(path));
 				return VERDICT_ALLOW;
 			}
-			log_debug("%s: cached, but open for writing: scanning",
+			log_file_debug(event_path_name(path), "%s: cached, but open for writing: scanning",
 				  event_path_name(path));
 		}
 		cacheable = stable_before_scan(fd, &st, &clock_before);
@@ -320,7 +324,8 @@ enum verdict scanner_decide_ids(struct scanner *sc, int fd,
 		if (ans.unremembered) {
 			cacheable = 0;
 			remember = NULL;
-			log_debug("%s: clean, not remembered: %s", event_path_name(path),
+			log_file_debug(event_path_name(path), "%s: clean, not remembered: %s",
+				       event_path_name(path),
 				  ans.unremembered);
 		}
 		/* only a complete clean answer is remembered */
@@ -344,7 +349,7 @@ enum verdict scanner_decide_ids(struct scanner *sc, int fd,
 			scanner_read_comm(pid, comm, sizeof(comm));
 			log_clean(event_path_name(path), &lo, ans.server);
 		} else {
-			log_debug("%s: clean%s%s", event_path_name(path),
+			log_file_debug(event_path_name(path), "%s: clean%s%s", event_path_name(path),
 				  ans.server ? " by clamd " : "", ans.server ? ans.server : "");
 		}
 		return VERDICT_ALLOW;
@@ -363,7 +368,8 @@ enum verdict scanner_decide_ids(struct scanner *sc, int fd,
 	case SCAN_ERROR:
 	default:
 		if (log_enabled(LOG_LVL_WARNING))
-			log_event(LOG_LVL_WARNING, "error", "%s: scan error: %s; verdict %s",
+			log_file_event(LOG_LVL_WARNING, "error", event_path_name(path),
+				       "%s: scan error: %s; verdict %s",
 				  event_path_name(path), ans.sig, error_verdict_name(cfg));
 		return error_verdict(sc);
 	}

@@ -231,7 +231,8 @@ PY
 		mkdir -p /run/systemd/journal && ln -s "$sock" /run/systemd/journal/socket &&
 		exec "$@"' sh "$SOCK" \
 		"$SCANNER" -f -c /dev/null --source fanotify --fanotify-mount "$M" \
-		--database "$W/db" --workers 2 --log-target journal --log-clean yes >"$ERR" 2>&1 &
+		--database "$W/db" --workers 2 --log-target journal --log-clean yes \
+		--max-file-size 1K --alert-exceeds-max no >"$ERR" 2>&1 &
 	PID=$!
 	# entry FIELD=VALUE...: an entry has every field with exactly that value
 	entry() {
@@ -267,10 +268,16 @@ for l in open(sys.argv[1]):
     e = json.loads(l)
     if e.get("DAZUKOFS_PATH", "").startswith(sys.argv[2] + "/odd-"):
         print(e["DAZUKOFS_PID"]); break' "$JR" "$M") cat): denied"
+	# a message about one file, not a detection: its path as a field too
+	head -c 4096 /dev/zero > "$M/big.bin"
+	expect_allowed "$M/big.bin"
+	wait_for 30 "the entry of a file not fully scanned" entry PRIORITY=5 \
+		DAZUKOFS_PATH="$M/big.bin" \
+		MESSAGE="$M/big.bin: not fully scanned (Heuristics.Limits.Exceeded.MaxFileSize); allowed by alert_exceeds_max = no"
 	e2e_stop "$ERR"
 	entry DAZUKOFS_EVENT=stop || fail "no stop entry"
 	[ ! -s "$ERR" ] || { cat "$ERR"; fail "the scanner wrote to stderr"; }
-	pass "journal: start, clean (uid 65534), detections (uid 0, raw path) and stop with their fields"
+	pass "journal: start, clean (uid 65534), detections (uid 0, raw path), a file's notice and stop with their fields"
 	;;
 *)
 	fail "unknown mode $MODE"

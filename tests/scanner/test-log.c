@@ -363,20 +363,21 @@ static void log_json_records(void)
 	log_debug("not logged at info");
 	log_detection(odd_path, &(struct log_opener){ .pid = 42, .uid = 1000, .comm = "ev\xc3\x28il", .written = 1 }, "Eicar-Sig", "denied", "/run/clamd.ctl");
 	log_clean("/srv/clean.txt", &(struct log_opener){ .pid = 43, .uid = -1, .comm = "cat" }, NULL);
+	log_file_event(LOG_LVL_WARNING, "error", odd_path, "%s: scan error: x", odd_path);
 }
 
 static void test_json(void **state)
 {
-	json_object *o[4];
+	json_object *o[5];
 	const char *out;
 
 	(void)state;
 	use_stderr(LOG_FORMAT_JSON, 1);
 	out = capture_stderr(log_json_records);
 	log_init(LOG_LVL_INFO, 0);
-	parse_lines(out, o, 4);
+	parse_lines(out, o, 5);
 
-	for (size_t i = 0; i < 4; i++) {
+	for (size_t i = 0; i < 5; i++) {
 		assert_int_equal(int_field(o[i], "schema"), LOG_JSON_SCHEMA);
 		assert_rfc3339(str_field(o[i], "time"));
 		assert_int_equal(int_field(o[i], "scanner_pid"), getpid());
@@ -414,7 +415,13 @@ static void test_json(void **state)
 	assert_false(has_field(o[3], "signature"));
 	assert_false(has_field(o[3], "server"));
 	assert_false(has_field(o[3], "action"));
-	for (size_t i = 0; i < 4; i++)
+
+	/* a message about one file carries its path as a field too */
+	assert_string_equal(str_field(o[4], "event"), "error");
+	assert_string_equal(str_field(o[4], "path"), odd_path_escaped);
+	assert_false(has_field(o[4], "pid"));
+	assert_false(has_field(o[4], "comm"));
+	for (size_t i = 0; i < 5; i++)
 		json_object_put(o[i]);
 }
 
