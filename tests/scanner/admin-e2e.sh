@@ -228,6 +228,30 @@ SH
 	*) fail "statistics after a timeout: $st" ;;
 	esac
 	pass "a hung command and its child killed after virus_event_timeout"
+	# a flood of detections, each command hanging: every open is still
+	# answered at once, every command is killed at its timeout, counted
+	for i in $(seq 1 24); do make_eicar "$M/flood$i.com"; done
+	openers=
+	for i in $(seq 1 24); do
+		( opens "$M/flood$i.com" && echo "flood$i.com opened" >> "$W/flood.bad" ) &
+		openers="$openers $!"
+	done
+	# shellcheck disable=SC2086 # the pids, one word each
+	wait $openers
+	[ ! -e "$W/flood.bad" ] || fail "$(cat "$W/flood.bad")"
+	pass "24 detections at once, each command hanging: every open denied"
+	flood_timed_out() {
+		case $(statistics) in
+		*" virus_event_run=25 virus_event_dropped=0 virus_event_timeouts=25 "*) return 0 ;;
+		*) return 1 ;;
+		esac
+	}
+	wait_for 60 "25 commands killed at their timeout" flood_timed_out
+	for f in "$W"/out/hang.child.*; do
+		wait_for 10 "the hung command's child $(cat "$f") to be killed" dead "$(cat "$f")"
+	done
+	rm -f "$M"/flood*.com
+	pass "a flood of hung commands: each killed at virus_event_timeout and counted"
 	stop_scanner
 	rm -rf "$W/out"
 	mkdir "$W/out"
