@@ -44,6 +44,18 @@ void ctl_err_not_loaded(const struct ctl *ctl);
 /* 1 if the module is loaded. */
 int ctl_module_loaded(const struct ctl *ctl);
 
+struct option;
+/* getopt_long's value for the option built from table entry i. */
+#define CTL_OPT_BASE 256
+/*
+ * The next option of a command (argv[0] is the command's own word), as
+ * getopt_long gives it: --opt VALUE and --opt=VALUE alike, -h and --help.
+ * An unknown option or a missing value: a ctl_err line naming cmd, and
+ * '?' (a usage error).  -1 at the end; the operands then start at optind.
+ */
+int ctl_getopt(const char *cmd, int argc, char **argv, const struct option *opts);
+
+int ctl_cmd_group(const struct ctl *ctl, int argc, char **argv);
 int ctl_cmd_stats(const struct ctl *ctl, int argc, char **argv);
 int ctl_cmd_status(const struct ctl *ctl, int argc, char **argv);
 /* Parse a decimal number in [min, max]; 0, or -1 after an error message. */

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* dazukofsctl stats: the counters as a table, JSON or Prometheus text, or live. */
 #include <errno.h>
+#include <getopt.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -35,6 +36,18 @@ static void usage_stats(FILE *out)
 }
 
 typedef unsigned long long ull;
+
+/*
+ * The module's own counters, first in the table: not the groups' sum
+ * (an access that goes to two groups is two events, one access), so the
+ * row says what it counts and a note under the table says why they differ.
+ */
+#define TOTAL_ROW "(accesses)"
+static const char total_note[] =
+	TOTAL_ROW ": the module's count, each access that waited for verdicts once,\n"
+	"however many groups it went to.  A group's EVENTS count what was posted to\n"
+	"it, closes after a write (nobody waits for them) and events settled at\n"
+	"max_queue included: the groups need not add up to " TOTAL_ROW ".\n";
 
 struct row {
 	char name[DAZUKOFS_GROUP_NAME_MAX + 1];
@@ -292,16 +305,18 @@ static void print_table(const struct row *rows, int n, const char *group)
 		       (ull)s->latency_le_10ms, (ull)s->latency_le_100ms,
 		       (ull)s->latency_le_1s, (ull)s->latency_gt_1s);
 	}
-	if (!rows[0].have_cache)
-		return;
-	printf("\n%-20s %10s %10s %13s\n", "VERDICT CACHE", "HITS", "MISSES",
-	       "INVALIDATIONS");
-	for (i = 0; i < n; i++) {
-		if (rows[i].have_cache)
-			printf("%-20s %10llu %10llu %13llu\n", rows[i].name,
-			       (ull)rows[i].c.hits, (ull)rows[i].c.misses,
-			       (ull)rows[i].c.invalidations);
+	if (rows[0].have_cache) {
+		printf("\n%-20s %10s %10s %13s\n", "VERDICT CACHE", "HITS", "MISSES",
+		       "INVALIDATIONS");
+		for (i = 0; i < n; i++) {
+			if (rows[i].have_cache)
+				printf("%-20s %10llu %10llu %13llu\n", rows[i].name,
+				       (ull)rows[i].c.hits, (ull)rows[i].c.misses,
+				       (ull)rows[i].c.invalidations);
+		}
 	}
+	if (!group)
+		printf("\n%s", total_note);
 }
 
 /*
@@ -330,7 +345,7 @@ static int sample(const struct ctl *ctl, const char *group, struct row *rows)
 			return -ctl_lib_fail(ctl, group);
 		return 1;
 	}
-	snprintf(rows[0].name, sizeof(rows[0].name), "(total)");
+	snprintf(rows[0].name, sizeof(rows[0].name), "%s", TOTAL_ROW);
 	if (dazukofs_get_stats(NULL, &rows[0].s) || sample_cache(NULL, &rows[0]))
 		return -ctl_lib_fail(ctl, NULL);
 	n = dazukofs_group_list(infos, DAZUKOFS_MAX_GROUPS);
@@ -357,16 +372,23 @@ int ctl_cmd_stats(const struct ctl *ctl, int argc, char **argv)
 	unsigned long watch = 0, count = 0, done;
 	const char *group = NULL, *format_opt = NULL;
 	enum stats_format format = FORMAT_TABLE;
-	int have_count = 0, i, n;
+	enum { OPT_JSON = CTL_OPT_BASE, OPT_FORMAT, OPT_WATCH, OPT_COUNT };
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "watch", required_argument, NULL, OPT_WATCH },
+		{ "count", required_argument, NULL, OPT_COUNT },
+		{ 0 },
+	};
+	int have_count = 0, c, n;
 
-	for (i = 0; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+	while ((c = ctl_getopt("stats", argc, argv, opts)) != -1) {
+		if (c == 'h') {
 			usage_stats(stdout);
 			return EXIT_OK;
-		} else if (!strcmp(a, "--json") || !strcmp(a, "--format")) {
-			const char *f = !strcmp(a, "--json") ? "json" : ++i < argc ? argv[i] : NULL;
+		} else if (c == OPT_JSON || c == OPT_FORMAT) {
+			const char *f = c == OPT_JSON ? "json" : optarg;
 
 			if (format_opt && f && strcmp(format_opt, f)) {
 				ctl_err("stats: two formats, %s and %s", format_opt, f);
@@ -384,24 +406,23 @@ int ctl_cmd_stats(const struct ctl *ctl, int argc, char **argv)
 					f ? ", not '" : "", f ? f : "", f ? "'" : "");
 				return EXIT_USAGE;
 			}
-		} else if (!strcmp(a, "--watch")) {
-			if (ctl_number("--watch", ++i < argc ? argv[i] : NULL, 1,
-				       WATCH_MAX_S, &watch))
+		} else if (c == OPT_WATCH) {
+			if (ctl_number("--watch", optarg, 1, WATCH_MAX_S, &watch))
 				return EXIT_USAGE;
-		} else if (!strcmp(a, "--count")) {
-			if (ctl_number("--count", ++i < argc ? argv[i] : NULL, 1,
-				       COUNT_MAX, &count))
+		} else if (c == OPT_COUNT) {
+			if (ctl_number("--count", optarg, 1, COUNT_MAX, &count))
 				return EXIT_USAGE;
 			have_count = 1;
-		} else if (a[0] == '-' && a[1]) {
-			ctl_err("stats: unknown option '%s' (see --help)", a);
-			return EXIT_USAGE;
-		} else if (group) {
-			ctl_err("stats: one group only ('%s' and '%s')", group, a);
-			return EXIT_USAGE;
 		} else {
-			group = a;
+			return EXIT_USAGE;
 		}
+	}
+	for (int i = optind; i < argc; i++) {
+		if (group) {
+			ctl_err("stats: one group only ('%s' and '%s')", group, argv[i]);
+			return EXIT_USAGE;
+		}
+		group = argv[i];
 	}
 	if (have_count && !watch) {
 		ctl_err("stats: --count goes with --watch");

@@ -4,6 +4,7 @@
  * state are the groups in, and is anything wrong.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -94,21 +95,25 @@ int ctl_cmd_status(const struct ctl *ctl, int argc, char **argv)
 	static struct dazukofs_group_info infos[DAZUKOFS_MAX_GROUPS];
 	static struct dazukofs_stats st[DAZUKOFS_MAX_GROUPS], st2[DAZUKOFS_MAX_GROUPS];
 	unsigned long interval = INTERVAL_DEFAULT_MS;
-	int i, n, problems = 0;
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "interval", required_argument, NULL, CTL_OPT_BASE },
+		{ 0 },
+	};
+	int i, n, c, problems = 0;
 
-	for (i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+	while ((c = ctl_getopt("status", argc, argv, opts)) != -1) {
+		if (c == 'h') {
 			usage_status(stdout);
 			return EXIT_OK;
-		} else if (!strcmp(argv[i], "--interval")) {
-			if (ctl_number("--interval", ++i < argc ? argv[i] : NULL,
-				       0, INTERVAL_MAX_MS, &interval))
-				return EXIT_USAGE;
-		} else {
-			ctl_err("status: unexpected argument '%s' (see --help)",
-				argv[i]);
-			return EXIT_USAGE;
 		}
+		if (c != CTL_OPT_BASE ||
+		    ctl_number("--interval", optarg, 0, INTERVAL_MAX_MS, &interval))
+			return EXIT_USAGE;
+	}
+	if (optind < argc) {
+		ctl_err("status: unexpected argument '%s' (see --help)", argv[optind]);
+		return EXIT_USAGE;
 	}
 	if (!ctl_module_loaded(ctl)) {
 		printf("module: not loaded\n");

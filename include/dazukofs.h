@@ -151,6 +151,25 @@ int dazukofs_group_set_events(const char *name, unsigned int events);
 #define DAZUKOFS_RECORD_V1		1
 #define DAZUKOFS_RECORD_V2		2
 int dazukofs_group_set_record(const char *name, int format);
+/*
+ * What the setters above set, read back.  -1/EOPNOTSUPP if the module is
+ * too old to have the attribute.
+ */
+int dazukofs_group_get_grace(const char *name, unsigned int *ms);
+int dazukofs_group_get_busy_poll(const char *name, unsigned int *us);
+int dazukofs_group_get_events(const char *name, unsigned int *events);
+int dazukofs_group_get_record(const char *name, int *format);
+/*
+ * Any attribute of the group's configfs directory by its name, as the
+ * text the module reads and shows (one line, without its newline):
+ * max_queue, open_error_action, overflow_action, armed and the others,
+ * documented in the DazukoFS documentation.  The module checks the
+ * value (-1/EINVAL); -1/EOPNOTSUPP if it has no such attribute, -1/ERANGE
+ * if the value does not fit in size bytes.
+ */
+int dazukofs_group_set_attr(const char *name, const char *attr, const char *value);
+int dazukofs_group_get_attr(const char *name, const char *attr, char *buf,
+			    size_t size);
 /* Fills up to max infos, returns how many groups exist (may be > max). */
 int dazukofs_group_list(struct dazukofs_group_info *infos, size_t max);
 int dazukofs_group_info(const char *name, struct dazukofs_group_info *info);

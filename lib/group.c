@@ -19,6 +19,7 @@
 #include <linux/dazukofs.h>
 
 #include "internal.h"
+#include "protocol.h"
 
 #define DZ_WHAT_MAX 128
 
@@ -454,4 +455,147 @@ out:
 	free(names);
 	closedir(dir);
 	return count;
+}
+
+/* An attribute's name: a word of a-z and _, never a path. */
+static int dz_check_attr(const char *what, const char *attr)
+{
+	size_t i;
+
+	for (i = 0; attr && attr[i]; i++)
+		if (!((attr[i] >= 'a' && attr[i] <= 'z') || attr[i] == '_'))
+			break;
+	if (!attr || !i || attr[i]) {
+		dz_fail_plain(EINVAL, "%s: '%.64s' is not an attribute name", what,
+			      attr ? attr : "(null)");
+		return -1;
+	}
+	return 0;
+}
+
+DZ_EXPORT int dazukofs_group_set_attr(const char *name, const char *attr,
+				      const char *value)
+{
+	char what[DZ_WHAT_MAX];
+
+	snprintf(what, sizeof(what), "cannot set %.32s of group '%.64s'",
+		 attr ? attr : "(null)", name ? name : "(null)");
+	if (!dz_check_name(what, name) || dz_check_attr(what, attr))
+		return -1;
+	if (!value || strchr(value, '\n')) {
+		dz_fail_plain(EINVAL, "%s: the value must be one line", what);
+		return -1;
+	}
+	return dz_write_new_attr(what, name, attr, value);
+}
+
+DZ_EXPORT int dazukofs_group_get_attr(const char *name, const char *attr,
+				      char *buf, size_t size)
+{
+	char what[DZ_WHAT_MAX], path[DZ_PATH_MAX], line[DZ_PATH_MAX];
+	size_t len;
+
+	snprintf(what, sizeof(what), "cannot read %.32s of group '%.64s'",
+		 attr ? attr : "(null)", name ? name : "(null)");
+	if (!dz_check_name(what, name) || dz_check_attr(what, attr))
+		return -1;
+	if (!buf || !size) {
+		dz_fail_plain(EINVAL, "%s: no buffer", what);
+		return -1;
+	}
+	if (dz_path(path, sizeof(path), DZ_CONFIGFS, "/%s/%s", name, attr))
+		return -1;
+	if (dz_read_attr(path, line, sizeof(line))) {
+		int err = errno;
+
+		if (err == ENOENT && !dz_group_missing(what, name)) {
+			dz_fail_plain(EOPNOTSUPP,
+				      "%s: the dazukofs module has no %s (too old)",
+				      what, attr);
+			return -1;
+		}
+		if (err != ENOENT)
+			dz_fail(err, "%s: read %s", what, path);
+		return -1;
+	}
+	len = strlen(line);
+	if (len >= size) {
+		dz_fail_plain(ERANGE, "%s: %zu bytes do not fit in %zu", what,
+			      len + 1, size);
+		return -1;
+	}
+	memcpy(buf, line, len + 1);
+	return 0;
+}
+
+/* An unsigned attribute up to max, through dazukofs_group_get_attr(). */
+static int dz_get_uint_attr(const char *name, const char *attr, unsigned int max,
+			    unsigned int *value)
+{
+	char buf[32];
+	uint64_t v;
+
+	if (dazukofs_group_get_attr(name, attr, buf, sizeof(buf)))
+		return -1;
+	if (dz_parse_u64(buf, &v) || v > max) {
+		dz_fail_plain(EIO, "cannot read %s of group '%.80s': '%s' is not a number up to %u",
+			      attr, name, buf, max);
+		return -1;
+	}
+	*value = (unsigned int)v;
+	return 0;
+}
+
+DZ_EXPORT int dazukofs_group_get_grace(const char *name, unsigned int *ms)
+{
+	return dz_get_uint_attr(name, "grace_ms", DAZUKOFS_GRACE_MS_MAX, ms);
+}
+
+DZ_EXPORT int dazukofs_group_get_busy_poll(const char *name, unsigned int *us)
+{
+	return dz_get_uint_attr(name, "busy_poll_us", DAZUKOFS_BUSY_POLL_US_MAX, us);
+}
+
+DZ_EXPORT int dazukofs_group_get_record(const char *name, int *format)
+{
+	unsigned int v;
+
+	if (dz_get_uint_attr(name, "record", DAZUKOFS_RECORD_V2, &v))
+		return -1;
+	if (v < DAZUKOFS_RECORD_V1) {
+		dz_fail_plain(EIO, "cannot read record of group '%.80s': %u is not 1 or 2",
+			      name, v);
+		return -1;
+	}
+	*format = (int)v;
+	return 0;
+}
+
+DZ_EXPORT int dazukofs_group_get_events(const char *name, unsigned int *events)
+{
+	char buf[64];
+	const char *p = buf;
+	unsigned int bits = 0;
+
+	if (dazukofs_group_get_attr(name, "events", buf, sizeof(buf)))
+		return -1;
+	while (*p) {
+		size_t len = strcspn(p, " \t");
+		unsigned int bit = len ? dazukofs_proto_event_type(p, len) : 0;
+
+		if (len && !bit) {
+			dz_fail_plain(EIO, "cannot read events of group '%.80s': '%s' names an unknown event",
+				      name, buf);
+			return -1;
+		}
+		bits |= bit;
+		p += len;
+		p += strspn(p, " \t");
+	}
+	if (!bits) {
+		dz_fail_plain(EIO, "cannot read events of group '%.80s': none", name);
+		return -1;
+	}
+	*events = bits;
+	return 0;
 }

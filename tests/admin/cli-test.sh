@@ -210,15 +210,72 @@ expect out '^readers: +0'
 expect out '^events: +0 \(allowed 1, denied 2, cancelled 3, timeouts 0\)'
 run 1 group show nope;		oneline; expect err "no such group 'nope'"
 
+# group set: every attribute, --opt VALUE and --opt=VALUE; the fake has
+# the attributes a current module has (it makes none up)
+for a in grace_ms max_queue overflow_action open_error_action events record \
+    busy_poll_us armed; do
+	echo x >"$DAZUKOFS_CONFIGFS/scan-1/$a"
+done
+run 0 group set scan-1 --untracked --timeout=0 --on-timeout allow --grace 3000 \
+	--max-queue=128 --on-overflow allow --on-open-error=allow \
+	--events open,close_write --record=2 --busy-poll 5 --arm
+empty out; empty err
+for kv in track=0 timeout_ms=0 timeout_action=allow grace_ms=3000 max_queue=128 \
+    overflow_action=allow open_error_action=allow "events=open close_write" \
+    record=2 busy_poll_us=5 armed=1; do
+	[ "$(cat "$DAZUKOFS_CONFIGFS/scan-1/${kv%%=*}")" = "${kv#*=}" ] ||
+		{ echo "FAIL: group set: ${kv%%=*} is '$(cat "$DAZUKOFS_CONFIGFS/scan-1/${kv%%=*}")', not '${kv#*=}'"; fails=$((fails + 1)); }
+done
+run 0 group show scan-1
+expect out '^track: +no '
+expect out '^grace: +3000 ms$'
+expect out '^max queue: +128 events$'
+expect out '^on overflow: +allow$'
+expect out '^on open error: +allow$'
+expect out '^event types: +open close_write$'
+expect out '^record: +2 '
+expect out '^busy poll: +5 us$'
+expect out '^armed: +yes$'
+expect out '^events: +0 \(allowed 1, '
+run 0 group set scan-1 --track --events 'exec open'
+[ "$(cat "$DAZUKOFS_CONFIGFS/scan-1/track")" = 1 ] &&
+[ "$(cat "$DAZUKOFS_CONFIGFS/scan-1/events")" = "open exec" ] ||
+	{ echo "FAIL: group set --track --events 'exec open'"; fails=$((fails + 1)); }
+# bad input: usage errors (2), one line, nothing written
+run 2 group set scan-1;			oneline; expect err 'which setting'
+run 2 group set;			oneline; expect err 'which group'
+run 2 group set scan-1 --events bogus;	oneline; expect err "'bogus' is not open, exec or close_write"
+run 2 group set scan-1 --events ,;	oneline; expect err 'name one or more'
+run 2 group set scan-1 --on-overflow=maybe; oneline; expect err 'allow or deny'
+run 2 group set scan-1 --max-queue 0;	oneline; expect err "'0' is not a number from 1"
+run 2 group set scan-1 --grace=600001;	oneline
+run 2 group set scan-1 --record;	oneline; expect err '--record needs a value'
+run 2 group set scan-1 --frob 1;	oneline; expect err "unknown option '--frob'"
+run 2 group set 'a b' --arm;		oneline; expect err 'invalid group name'
+[ "$(cat "$DAZUKOFS_CONFIGFS/scan-1/max_queue")" = 128 ] ||
+	{ echo "FAIL: a refused group set wrote something"; fails=$((fails + 1)); }
+# no such group: an error, and no directory made for it
+run 1 group set nope --arm;		oneline; expect err "no such group 'nope'"
+[ ! -e "$DAZUKOFS_CONFIGFS/nope" ] || { echo "FAIL: group set made 'nope'"; fails=$((fails + 1)); }
+# a module without the attribute
+run 1 group set plain --max-queue 5;	oneline; expect err 'has no max_queue \(too old\)'
+# --opt=VALUE where it was not accepted before
+run 0 stats --watch=1 --count=1
+expect out '^dazukofs counters at '
+run 0 status --interval=0
+
 # stats
 counters "$DAZUKOFS_SYSFS" 100
 run 0 stats
 expect out '^GROUP +EVENTS +ALLOWED'
-expect out '^\(total\) +100 +101 +102 +103 +104 +105 +106 +107 +-'
+expect out '^\(accesses\) +100 +101 +102 +103 +104 +105 +106 +107 +-'
 expect out '^scan-1 +0 +1 +2 '
 expect out '^LATENCY'
 expect out '^VERDICT CACHE +HITS +MISSES +INVALIDATIONS'
-expect out '^\(total\) +115 +116 +117$'
+expect out '^\(accesses\) +115 +116 +117$'
+# the first row says what it counts, and why the groups need not add up to it
+expect out "^\(accesses\): the module's count, each access that waited for verdicts once,"
+expect out 'the groups need not add up to \(accesses\)'
 run 0 stats scan-1 --json
 expect out '^\{"group":"scan-1","counters":\{"events":0,"allowed":1,.*"active":true,"latency":\{"max_us":8,.*"cache":\{"hits":15,"misses":16,"invalidations":17\}\}\}$'
 # the whole line, byte for byte as the printf-made JSON was (now json-c's)

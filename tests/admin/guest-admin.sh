@@ -70,6 +70,25 @@ expect out '^active: +no'
 expect out '^busy poll: +40 us'
 run 1 status --interval 0
 expect out "^problem: tracked group 'trk' is inactive"
+# every attribute through group set, as the real module takes them
+run 0 group set trk --grace=2500 --max-queue 64 --on-overflow allow \
+	--on-open-error=allow --events close_write,open --record 2 --busy-poll=0 \
+	--untracked --timeout 0 --on-timeout allow
+for kv in grace_ms=2500 max_queue=64 overflow_action=allow open_error_action=allow \
+    "events=open close_write" record=2 busy_poll_us=0 track=0 timeout_ms=0 \
+    timeout_action=allow; do
+	check "trk/${kv%%=*}" "$(cat "$C/trk/${kv%%=*}")" "${kv#*=}"
+done
+run 0 group show trk
+expect out '^grace: +2500 ms$'
+expect out '^max queue: +64 events$'
+expect out '^event types: +open close_write$'
+expect out '^armed: +no '
+# the module's own range check, as one clear line
+run 2 group set trk --max-queue 4294967295
+expect err "^dazukofsctl: .*max_queue.*Invalid argument"
+check "trk/max_queue" "$(cat $C/trk/max_queue)" 64
+run 0 group set trk --track
 run 0 group del trk
 run 1 group del trk
 expect err "^dazukofsctl: no such group 'trk'$"

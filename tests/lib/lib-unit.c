@@ -218,6 +218,72 @@ static void test_set_events(void **state)
 	assert_msg("has no events");
 }
 
+/* Every attribute it sets, read back; any attribute by name, checked. */
+static void test_getters_and_attrs(void **state)
+{
+	struct fake *f = *state;
+	unsigned int u;
+	char buf[16];
+	int rec;
+
+	assert_int_equal(dazukofs_group_create("g", NULL), 0);
+	fake_write(f->configfs, "g/grace_ms", "0\n");
+	fake_write(f->configfs, "g/busy_poll_us", "0\n");
+	fake_write(f->configfs, "g/events", "open\n");
+	fake_write(f->configfs, "g/record", "1\n");
+	fake_write(f->configfs, "g/max_queue", "4096\n");
+	assert_int_equal(dazukofs_group_set_grace("g", 2500), 0);
+	assert_int_equal(dazukofs_group_get_grace("g", &u), 0);
+	assert_int_equal(u, 2500);
+	assert_int_equal(dazukofs_group_set_busy_poll("g", 40), 0);
+	assert_int_equal(dazukofs_group_get_busy_poll("g", &u), 0);
+	assert_int_equal(u, 40);
+	assert_int_equal(dazukofs_group_set_events("g", DAZUKOFS_EVENT_EXEC |
+						   DAZUKOFS_EVENT_CLOSE_WRITE), 0);
+	assert_int_equal(dazukofs_group_get_events("g", &u), 0);
+	assert_int_equal(u, DAZUKOFS_EVENT_EXEC | DAZUKOFS_EVENT_CLOSE_WRITE);
+	assert_int_equal(dazukofs_group_set_record("g", DAZUKOFS_RECORD_V2), 0);
+	assert_int_equal(dazukofs_group_get_record("g", &rec), 0);
+	assert_int_equal(rec, DAZUKOFS_RECORD_V2);
+
+	/* by name: written as given, read without its newline */
+	assert_int_equal(dazukofs_group_set_attr("g", "max_queue", "128"), 0);
+	assert_string_equal(fake_read(f->configfs, "g/max_queue"), "128");
+	assert_int_equal(dazukofs_group_get_attr("g", "max_queue", buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "128");
+	assert_int_equal(dazukofs_group_get_attr("g", "max_queue", buf, 3), -1);
+	assert_int_equal(errno, ERANGE);
+
+	/* never a path, never two lines */
+	assert_int_equal(dazukofs_group_set_attr("g", "../g/record", "1"), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_msg("is not an attribute name");
+	assert_int_equal(dazukofs_group_get_attr("g", "", buf, sizeof(buf)), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(dazukofs_group_set_attr("g", "events", "open\nexec"), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(dazukofs_group_set_attr("a/b", "record", "1"), -1);
+	assert_int_equal(errno, EINVAL);
+
+	/* what a value read back cannot be */
+	fake_write(f->configfs, "g/events", "open bogus\n");
+	assert_int_equal(dazukofs_group_get_events("g", &u), -1);
+	assert_int_equal(errno, EIO);
+	fake_write(f->configfs, "g/grace_ms", "600001\n");
+	assert_int_equal(dazukofs_group_get_grace("g", &u), -1);
+	assert_int_equal(errno, EIO);
+
+	/* no such group; an older module without the attribute */
+	assert_int_equal(dazukofs_group_get_attr("nope", "record", buf, sizeof(buf)), -1);
+	assert_int_equal(errno, ENOENT);
+	assert_int_equal(dazukofs_group_create("old", NULL), 0);
+	assert_int_equal(dazukofs_group_get_record("old", &rec), -1);
+	assert_int_equal(errno, EOPNOTSUPP);
+	assert_msg("has no record");
+	assert_int_equal(dazukofs_group_set_attr("old", "overflow_action", "deny"), -1);
+	assert_int_equal(errno, EOPNOTSUPP);
+}
+
 static void test_flush(void **state)
 {
 	struct fake *f = *state;
@@ -1199,6 +1265,7 @@ int main(void)
 		T(test_set_busy_poll),
 		T(test_set_events),
 		T(test_flush),
+		T(test_getters_and_attrs),
 		T(test_cache_stats),
 		T(test_info_list),
 		T(test_info_errors),
