@@ -120,59 +120,18 @@ static int is_help(const char *a)
 /* NAME must be a group name: reports a bad one as a usage error. */
 static int check_name(const char *name)
 {
-	size_t len = strlen(name);
-
-	for (size_t i = 0; i < len && len <= DAZUKOFS_GROUP_NAME_MAX; i++) {
-		char c = name[i];
-
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		      (c >= '0' && c <= '9') || c == '_' || c == '-'))
-			goto bad;
-	}
-	if (len && len <= DAZUKOFS_GROUP_NAME_MAX)
+	if (dazukofs_group_name_valid(name))
 		return 0;
-bad:
 	ctl_err("invalid group name '%s': use 1 to %d of A-Z a-z 0-9 _ -", name,
 		DAZUKOFS_GROUP_NAME_MAX);
 	return -1;
 }
 
-/*
- * "open,exec" or "exec open" as the module's "open exec" (its order);
- * -1 after a message if a word is not an event's name.
- */
+/* "open,exec" or "exec open" as the module's "open exec"; -1 after a message. */
 static int events_value(const char *v, char *out, size_t size)
 {
-	static const char *const names[] = {
-		DAZUKOFS_EVENT_NAME_OPEN, DAZUKOFS_EVENT_NAME_EXEC,
-		DAZUKOFS_EVENT_NAME_CLOSE_WRITE,
-	};
-	const size_t nnames = sizeof(names) / sizeof(names[0]);
-	int given[sizeof(names) / sizeof(names[0])] = { 0 };
-	size_t len = 0, i;
-
-	for (const char *p = v; *p;) {
-		size_t n = strcspn(p, " ,\t");
-
-		for (i = 0; n && i < nnames; i++)
-			if (strlen(names[i]) == n && !strncmp(p, names[i], n))
-				break;
-		if (n && i == nnames) {
-			ctl_err("--events: '%.*s' is not open, exec or close_write", (int)n, p);
-			return -1;
-		}
-		if (n)
-			given[i] = 1;
-		p += n;
-		p += strspn(p, " ,\t");
-	}
-	out[0] = '\0';
-	for (i = 0; i < nnames; i++)
-		if (given[i])
-			len += (size_t)snprintf(out + len, size - len, "%s%s", len ? " " : "",
-						names[i]);
-	if (!len) {
-		ctl_err("--events: name one or more of open, exec, close_write");
+	if (dazukofs_events_format(dazukofs_events_parse(v), out, size)) {
+		ctl_err("--events: '%s' is not a list of open, exec and close_write", v);
 		return -1;
 	}
 	return 0;

@@ -110,6 +110,8 @@ struct dazukofs_paths {
 void dazukofs_set_paths(const struct dazukofs_paths *paths);
 
 /* Groups */
+/* 1 if name is a group name: 1 to 64 of A-Z a-z 0-9 _ -; else 0. */
+int dazukofs_group_name_valid(const char *name);
 int dazukofs_group_create(const char *name,
 			  const struct dazukofs_group_config *config);
 int dazukofs_group_delete(const char *name);
@@ -142,6 +144,16 @@ int dazukofs_group_flush(const char *name);
 #define DAZUKOFS_EVENT_EXEC		0x2
 #define DAZUKOFS_EVENT_CLOSE_WRITE	0x4
 int dazukofs_group_set_events(const char *name, unsigned int events);
+/*
+ * Event names as bits: "open exec close_write", blanks or commas between,
+ * in any order; 0 if a word names no event, or none is given.
+ */
+unsigned int dazukofs_events_parse(const char *names);
+/*
+ * Bits as the module names them, in its order ("open close_write"), in
+ * buf.  -1/EINVAL for no event or an unknown bit, -1/ERANGE if too small.
+ */
+int dazukofs_events_format(unsigned int events, char *buf, size_t size);
 /*
  * The group's record format: DAZUKOFS_RECORD_V1 (the default, id, fd and
  * pid only) or DAZUKOFS_RECORD_V2 (also who opened the file how, which

@@ -19,7 +19,6 @@
 #include <linux/dazukofs.h>
 
 #include "internal.h"
-#include "protocol.h"
 
 #define DZ_WHAT_MAX 128
 
@@ -212,33 +211,17 @@ DZ_EXPORT int dazukofs_group_flush(const char *name)
 
 DZ_EXPORT int dazukofs_group_set_events(const char *name, unsigned int events)
 {
-	static const struct {
-		unsigned int bit;
-		const char *word;
-	} names[] = {
-		{ DAZUKOFS_EVENT_OPEN, DAZUKOFS_EVENT_NAME_OPEN },
-		{ DAZUKOFS_EVENT_EXEC, DAZUKOFS_EVENT_NAME_EXEC },
-		{ DAZUKOFS_EVENT_CLOSE_WRITE, DAZUKOFS_EVENT_NAME_CLOSE_WRITE },
-	};
-	char what[DZ_WHAT_MAX], words[64] = "";
-	size_t i;
+	char what[DZ_WHAT_MAX], words[64];
 
 	snprintf(what, sizeof(what), "cannot set the events of group '%.80s'",
 		 name ? name : "(null)");
 	if (!dz_check_name(what, name))
 		return -1;
-	if (!events || (events & ~(unsigned int)DAZUKOFS_EVENT_ALL)) {
+	if (dazukofs_events_format(events, words, sizeof(words))) {
 		dz_fail_plain(EINVAL,
 			      "%s: 0x%x is not a set of DAZUKOFS_EVENT_OPEN, _EXEC and _CLOSE_WRITE",
 			      what, events);
 		return -1;
-	}
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		if (!(events & names[i].bit))
-			continue;
-		if (words[0])
-			strcat(words, " ");
-		strcat(words, names[i].word);
 	}
 	return dz_write_new_attr(what, name, "events", words);
 }
@@ -574,26 +557,14 @@ DZ_EXPORT int dazukofs_group_get_record(const char *name, int *format)
 DZ_EXPORT int dazukofs_group_get_events(const char *name, unsigned int *events)
 {
 	char buf[64];
-	const char *p = buf;
-	unsigned int bits = 0;
+	unsigned int bits;
 
 	if (dazukofs_group_get_attr(name, "events", buf, sizeof(buf)))
 		return -1;
-	while (*p) {
-		size_t len = strcspn(p, " \t");
-		unsigned int bit = len ? dazukofs_proto_event_type(p, len) : 0;
-
-		if (len && !bit) {
-			dz_fail_plain(EIO, "cannot read events of group '%.80s': '%s' names an unknown event",
-				      name, buf);
-			return -1;
-		}
-		bits |= bit;
-		p += len;
-		p += strspn(p, " \t");
-	}
+	bits = dazukofs_events_parse(buf);
 	if (!bits) {
-		dz_fail_plain(EIO, "cannot read events of group '%.80s': none", name);
+		dz_fail_plain(EIO, "cannot read events of group '%.64s': '%s' is not a list of events",
+			      name, buf);
 		return -1;
 	}
 	*events = bits;

@@ -9,6 +9,7 @@
 #include <linux/dazukofs.h>
 
 #include "internal.h"
+#include "protocol.h"
 
 const char *dz_action_name(int action)
 {
@@ -68,31 +69,83 @@ bad:
 _Static_assert(sizeof(((struct dazukofs_group_info *)0)->name) ==
 	       DAZUKOFS_GROUP_NAME_MAX + 1, "dazukofs_group_info.name's size");
 
-int dz_check_name(const char *what, const char *name)
+DZ_EXPORT int dazukofs_group_name_valid(const char *name)
 {
-	size_t len, i;
+	size_t len = name ? strlen(name) : 0, i;
 
-	if (!name) {
-		dz_fail_plain(EINVAL, "%s: no group name given", what);
+	if (len == 0 || len > DAZUKOFS_GROUP_NAME_MAX)
 		return 0;
-	}
-	len = strlen(name);
-	if (len == 0 || len > DAZUKOFS_GROUP_NAME_MAX) {
-		dz_fail_plain(EINVAL,
-			      "%s: invalid name: a group name has 1 to %d characters",
-			      what, DAZUKOFS_GROUP_NAME_MAX);
-		return 0;
-	}
 	for (i = 0; i < len; i++) {
 		char c = name[i];
 
 		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		      (c >= '0' && c <= '9') || c == '_' || c == '-')) {
-			dz_fail_plain(EINVAL,
-				      "%s: invalid name: a group name has only A-Z a-z 0-9 _ -",
-				      what);
+		      (c >= '0' && c <= '9') || c == '_' || c == '-'))
 			return 0;
-		}
 	}
 	return 1;
+}
+
+int dz_check_name(const char *what, const char *name)
+{
+	if (!name) {
+		dz_fail_plain(EINVAL, "%s: no group name given", what);
+		return 0;
+	}
+	if (dazukofs_group_name_valid(name))
+		return 1;
+	if (!*name || strlen(name) > DAZUKOFS_GROUP_NAME_MAX)
+		dz_fail_plain(EINVAL,
+			      "%s: invalid name: a group name has 1 to %d characters",
+			      what, DAZUKOFS_GROUP_NAME_MAX);
+	else
+		dz_fail_plain(EINVAL,
+			      "%s: invalid name: a group name has only A-Z a-z 0-9 _ -",
+			      what);
+	return 0;
+}
+
+DZ_EXPORT unsigned int dazukofs_events_parse(const char *names)
+{
+	unsigned int events = 0, bit;
+	const char *p = names;
+
+	while (p && *p) {
+		size_t len = strcspn(p, " \t,");
+
+		if (len) {
+			bit = dazukofs_proto_event_type(p, len);
+			if (!bit)
+				return 0;
+			events |= bit;
+		}
+		p += len;
+		p += strspn(p, " \t,");
+	}
+	return events;
+}
+
+DZ_EXPORT int dazukofs_events_format(unsigned int events, char *buf, size_t size)
+{
+	size_t len = 0;
+	unsigned int bit;
+
+	if (!events || (events & ~(unsigned int)DAZUKOFS_EVENT_ALL) || !buf || !size) {
+		errno = EINVAL;
+		return -1;
+	}
+	buf[0] = '\0';
+	for (bit = 1; bit & DAZUKOFS_EVENT_ALL; bit <<= 1) {
+		const char *name = dazukofs_proto_event_name(bit);
+		int n;
+
+		if (!(events & bit))
+			continue;
+		n = snprintf(buf + len, size - len, "%s%s", len ? " " : "", name);
+		if (n < 0 || (size_t)n >= size - len) {
+			errno = ERANGE;
+			return -1;
+		}
+		len += (size_t)n;
+	}
+	return 0;
 }

@@ -257,19 +257,6 @@ static int lookup_user(const char *name, uid_t *uid, char *why, size_t whylen)
 	return -1;
 }
 
-static int valid_group(const char *s)
-{
-	size_t n = strlen(s);
-
-	if (!n || n > DAZUKOFS_GROUP_NAME_MAX)
-		return 0;
-	for (; *s; s++)
-		if (!isascii((unsigned char)*s) ||
-		    !(isalnum((unsigned char)*s) || *s == '_' || *s == '-'))
-			return 0;
-	return 1;
-}
-
 /* A '.' or '..' component, or an empty one ("//"), in absolute path s. */
 static int has_odd_component(const char *s)
 {
@@ -340,53 +327,13 @@ static int add_prefix(struct str_list *l, const char *key, const char *s,
 #define FAIL(...) do { snprintf(err, errlen, __VA_ARGS__); return -1; } while (0)
 
 /*
- * The group's events: open, exec, close_write, separated by blanks or
- * commas, at least one.  0, or -1 for anything else.
- */
-static int parse_events(const char *value, unsigned int *events)
-{
-	static const struct {
-		const char *word;
-		unsigned int bit;
-	} names[] = {
-		{ DAZUKOFS_EVENT_NAME_OPEN, DAZUKOFS_EVENT_OPEN },
-		{ DAZUKOFS_EVENT_NAME_EXEC, DAZUKOFS_EVENT_EXEC },
-		{ DAZUKOFS_EVENT_NAME_CLOSE_WRITE, DAZUKOFS_EVENT_CLOSE_WRITE },
-	};
-	unsigned int got = 0;
-	const char *p = value;
-
-	for (;;) {
-		size_t len, i;
-
-		p += strspn(p, " \t,");
-		if (!*p)
-			break;
-		len = strcspn(p, " \t,");
-		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-			if (strlen(names[i].word) == len &&
-			    !strncmp(p, names[i].word, len))
-				break;
-		}
-		if (i == sizeof(names) / sizeof(names[0]))
-			return -1;
-		got |= names[i].bit;
-		p += len;
-	}
-	if (!got)
-		return -1;
-	*events = got;
-	return 0;
-}
-
-/*
  * The settings whose values need more than a kind's parser and one field
  * (table below).  Each parses VALUE and stores it, or fails with the
  * message in err.
  */
 static int set_group(struct config *cfg, const char *value, char *err, size_t errlen)
 {
-	if (!valid_group(value))
+	if (!dazukofs_group_name_valid(value))
 		FAIL("group: '%s' is not 1 to %d of [A-Za-z0-9_-]", value,
 		     DAZUKOFS_GROUP_NAME_MAX);
 	set_str(&cfg->group, value);
@@ -530,8 +477,11 @@ static int set_tcp_server(struct config *cfg, const char *value, char *err,
 
 static int set_events(struct config *cfg, const char *value, char *err, size_t errlen)
 {
-	if (parse_events(value, &cfg->events))
+	unsigned int events = dazukofs_events_parse(value);
+
+	if (!events)
 		FAIL("events: '%s' is not a list of open, exec and close_write", value);
+	cfg->events = events;
 	return 0;
 }
 

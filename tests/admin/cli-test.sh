@@ -244,8 +244,8 @@ run 0 group set scan-1 --track --events 'exec open'
 # bad input: usage errors (2), one line, nothing written
 run 2 group set scan-1;			oneline; expect err 'which setting'
 run 2 group set;			oneline; expect err 'which group'
-run 2 group set scan-1 --events bogus;	oneline; expect err "'bogus' is not open, exec or close_write"
-run 2 group set scan-1 --events ,;	oneline; expect err 'name one or more'
+run 2 group set scan-1 --events bogus;	oneline; expect err "'bogus' is not a list of open, exec and close_write"
+run 2 group set scan-1 --events ,;	oneline; expect err "',' is not a list of open, exec and close_write"
 run 2 group set scan-1 --on-overflow=maybe; oneline; expect err 'allow or deny'
 run 2 group set scan-1 --max-queue 0;	oneline; expect err "'0' is not a number from 1"
 run 2 group set scan-1 --grace=600001;	oneline

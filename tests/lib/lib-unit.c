@@ -218,6 +218,41 @@ static void test_set_events(void **state)
 	assert_msg("has no events");
 }
 
+/* The rules every program shares: group names, event names and bits. */
+static void test_shared_rules(void **state)
+{
+	char buf[32];
+
+	(void)state;
+	assert_true(dazukofs_group_name_valid("scan-1_A"));
+	assert_true(dazukofs_group_name_valid("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"));
+	assert_false(dazukofs_group_name_valid("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"));
+	assert_false(dazukofs_group_name_valid(""));
+	assert_false(dazukofs_group_name_valid(NULL));
+	assert_false(dazukofs_group_name_valid("a b"));
+	assert_false(dazukofs_group_name_valid("a/b"));
+	assert_false(dazukofs_group_name_valid("\xc3\xa9"));
+
+	assert_int_equal(dazukofs_events_parse("open"), DAZUKOFS_EVENT_OPEN);
+	assert_int_equal(dazukofs_events_parse(" close_write,exec\topen "),
+			 (DAZUKOFS_EVENT_OPEN | DAZUKOFS_EVENT_EXEC | DAZUKOFS_EVENT_CLOSE_WRITE));
+	assert_int_equal(dazukofs_events_parse("open,bogus"), 0);
+	assert_int_equal(dazukofs_events_parse("opens"), 0);
+	assert_int_equal(dazukofs_events_parse(", ,"), 0);
+	assert_int_equal(dazukofs_events_parse(""), 0);
+	assert_int_equal(dazukofs_events_parse(NULL), 0);
+
+	assert_int_equal(dazukofs_events_format(DAZUKOFS_EVENT_CLOSE_WRITE |
+						DAZUKOFS_EVENT_OPEN, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "open close_write");
+	assert_int_equal(dazukofs_events_format(0, buf, sizeof(buf)), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(dazukofs_events_format(0x8, buf, sizeof(buf)), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(dazukofs_events_format(DAZUKOFS_EVENT_OPEN | DAZUKOFS_EVENT_EXEC, buf, 8), -1);
+	assert_int_equal(errno, ERANGE);
+}
+
 /* Every attribute it sets, read back; any attribute by name, checked. */
 static void test_getters_and_attrs(void **state)
 {
@@ -1266,6 +1301,7 @@ int main(void)
 		T(test_set_events),
 		T(test_flush),
 		T(test_getters_and_attrs),
+		T(test_shared_rules),
 		T(test_cache_stats),
 		T(test_info_list),
 		T(test_info_errors),
