@@ -40,7 +40,7 @@
 #include "config.h"
 #include "dbwatch.h"
 #include "log.h"
-#include "worker.h"
+#include "clock.h"
 
 /*
  * Messages may be cut to their buffers; the socket path fits (config.c

@@ -15,12 +15,9 @@
 #include <dazukofs.h>
 #include <linux/dazukofs.h>
 
-#include "clamdconf.h"
 #include "config.h"
-#include "control.h"
 #include "log.h"
 #include "metrics.h"
-#include "quarantine.h"
 #include "trust.h"
 
 #define MAX_SCAN_TIME_DEFAULT_MS 120000U
@@ -104,6 +101,7 @@ void config_free(struct config *cfg)
 	free(cfg->fanotify_mount);
 	free(cfg->local_socket);
 	free(cfg->control_socket);
+	free(cfg->import_clamd_conf);
 	list_free(&cfg->tcp_servers);
 	list_free(&cfg->include);
 	list_free(&cfg->exclude);
@@ -397,7 +395,26 @@ static int set_virus_event(struct config *cfg, const char *value, char *err,
 	return 0;
 }
 
-/* The names are quarantine.c's; an enum table here would be a second list. */
+static const char *const quarantine_mode_names[] = {
+	[QUARANTINE_NO] = "no",
+	[QUARANTINE_COPY] = "copy",
+	[QUARANTINE_MOVE] = "move",
+};
+
+int quarantine_mode_parse(const char *s)
+{
+	for (size_t i = 0; i < sizeof(quarantine_mode_names) / sizeof(quarantine_mode_names[0]); i++)
+		if (!strcmp(s, quarantine_mode_names[i]))
+			return (int)i;
+	return -1;
+}
+
+const char *quarantine_mode_name(enum quarantine_mode m)
+{
+	return (unsigned int)m < sizeof(quarantine_mode_names) / sizeof(quarantine_mode_names[0]) ?
+	       quarantine_mode_names[m] : quarantine_mode_names[QUARANTINE_NO];
+}
+
 static int set_quarantine(struct config *cfg, const char *value, char *err,
 			  size_t errlen)
 {
@@ -1300,8 +1317,8 @@ int config_from_args(struct config *cfg, int argc, char **argv, char *err,
 			cfg->check_only = 1;
 			break;
 		case ACT_IMPORT:
-			if (clamdconf_import(optarg, stdout, stderr))
-				FAIL("--import-clamd-conf %s: nothing imported", optarg);
+			/* the app runs the import: config knows no clamd.conf */
+			set_str(&cfg->import_clamd_conf, optarg);
 			return 1;
 		case ACT_HELP:
 			config_usage(stdout, argv[0]);

@@ -33,6 +33,22 @@ enum source_kind { SOURCE_DAZUKOFS, SOURCE_FANOTIFY };
 /* Who scans: libclamav in this process, or clamd servers (backend.h). */
 enum backend_kind { BACKEND_LIBCLAMAV, BACKEND_CLAMD };
 enum verdict { VERDICT_ALLOW = 0, VERDICT_DENY = 1 };
+
+/*
+ * Settings whose values the actions and the control socket use: defined
+ * here, where they are read, so that config depends on nothing above it.
+ */
+#define QUARANTINE_DEFAULT_DIR "/var/lib/dazukofs/quarantine"
+enum quarantine_mode {
+	QUARANTINE_NO,
+	QUARANTINE_COPY,	/* the file stays where it was */
+	QUARANTINE_MOVE,	/* and is then removed from there */
+};
+/* "no", "copy", "move" -> mode; -1 if unknown. */
+int quarantine_mode_parse(const char *s);
+/* The mode's name; "no" for anything unknown. */
+const char *quarantine_mode_name(enum quarantine_mode m);
+#define CONTROL_DEFAULT_SOCKET "/run/dazukofs/clamscan.sock"
 /* "allow" or "deny": the kernel's action names, which the config file takes too */
 const char *verdict_name(enum verdict v);
 
@@ -139,6 +155,8 @@ struct config {
 	unsigned int metrics_interval;	/* seconds between its writes */
 	/* status and reload requests (control.h); NULL: none */
 	char *control_socket;
+	/* --import-clamd-conf FILE: the app imports it and exits; NULL: not asked */
+	char *import_clamd_conf;
 };
 
 void config_init(struct config *cfg);
@@ -161,7 +179,7 @@ int config_load_stream(struct config *cfg, FILE *f, const char *path,
 /*
  * The whole: defaults, the file (--config or the default; the default may
  * be missing), then the command line on top.  Returns 0, 1 for --help,
- * --version or --import-clamd-conf (done, printed), -1 with a message in err.  With --check-config
+ * --version (done, printed) or --import-clamd-conf (cfg->import_clamd_conf set: the caller imports), -1 with a message in err.  With --check-config
  * (cfg->check_only), every problem is printed on stderr as it is found
  * and reading goes on; -1 at the end if there was any.
  */

@@ -14,7 +14,6 @@
 
 #include <json-c/json.h>
 
-#define CONTROL_DEFAULT_SOCKET "/run/dazukofs/clamscan.sock"
 #define CONTROL_REQUEST_MAX 64
 /* a client's request, and the scanner's sending of its answer */
 #define CONTROL_IO_TIMEOUT_MS 2000

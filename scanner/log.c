@@ -25,6 +25,7 @@
 #include <json-c/json.h>
 #include <systemd/sd-journal.h>
 
+#include "clock.h"
 #include "jsonw.h"
 #include "log.h"
 
@@ -446,10 +447,7 @@ static void rfc3339_now(char buf[TIME_MAX])
 
 static long long monotonic_s(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec;
+	return (long long)(scanner_now_us() / 1000000);
 }
 
 static void write_failed(int errnum, size_t written, size_t len)

@@ -27,6 +27,7 @@
 #include <systemd/sd-daemon.h>
 
 #include "backend.h"
+#include "clamdconf.h"
 #include "config.h"
 #include "control.h"
 #include "dbwatch.h"
@@ -635,6 +636,14 @@ int main(int argc, char **argv)
 
 	config_init(&app.cfg);
 	rc = config_from_args(&app.cfg, argc, argv, err, sizeof(err));
+	if (rc > 0 && app.cfg.import_clamd_conf) {
+		rc = clamdconf_import(app.cfg.import_clamd_conf, stdout, stderr);
+		if (rc)
+			fprintf(stderr, "dazuko-clamscan: --import-clamd-conf %s: nothing imported\n",
+				app.cfg.import_clamd_conf);
+		config_free(&app.cfg);
+		return rc ? 1 : 0;
+	}
 	if (rc) {
 		if (rc < 0)
 			fprintf(stderr, "dazuko-clamscan: %s\n", err);
@@ -702,10 +711,11 @@ int main(int argc, char **argv)
 		goto out_cache;
 	}
 
-	app.source.cache = &app.sc.cache;
+	app.source.core = &app.sc;
+	app.source.file_written = scanner_file_written;
+	/* the backend is set up below, before the source starts */
+	app.source.waits_on = scanner_waits_on;
 	app.source.stats = &app.sc.stats;
-	/* set up below, before the source starts */
-	app.source.backend = &app.sc.backend;
 	app.source.stop_fd = app.sc.stop_fd;
 	if (set_fd_limit(&app, err, sizeof(err))) {
 		log_error("%s", err);

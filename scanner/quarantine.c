@@ -26,20 +26,6 @@
 #define META_SUFFIX ".json"
 #define META_MAX (64 * 1024)
 
-static const char *const mode_names[] = {
-	[QUARANTINE_NO] = "no",
-	[QUARANTINE_COPY] = "copy",
-	[QUARANTINE_MOVE] = "move",
-};
-
-int quarantine_mode_parse(const char *s)
-{
-	for (size_t i = 0; i < sizeof(mode_names) / sizeof(mode_names[0]); i++)
-		if (!strcmp(s, mode_names[i]))
-			return (int)i;
-	return -1;
-}
-
 void quarantine_entry_free(struct quarantine_entry *e)
 {
 	free(e->path);
@@ -202,7 +188,7 @@ static char *entry_to_json(const struct quarantine_entry *e, size_t *len)
 	jsonw_int(&w, "mtime_nsec", e->mtime.tv_nsec);
 	jsonw_int(&w, "quarantined", e->quarantined);
 	jsonw_int(&w, "pid", e->pid);
-	jsonw_string(&w, "action", mode_names[e->action]);
+	jsonw_string(&w, "action", quarantine_mode_name(e->action));
 	return jsonw_end(&w, 1, len);
 }
 

@@ -17,18 +17,10 @@
 #include <sys/types.h>
 #include <time.h>
 
-#define QUARANTINE_DEFAULT_DIR "/var/lib/dazukofs/quarantine"
+#include "config.h"
+
 /* "20261205T051200Z-0123abcd" */
 #define QUARANTINE_ID_MAX 32
-
-enum quarantine_mode {
-	QUARANTINE_NO,
-	QUARANTINE_COPY,	/* the file stays where it was */
-	QUARANTINE_MOVE,	/* and is then removed from there */
-};
-
-/* "no", "copy", "move" -> mode; -1 if unknown. */
-int quarantine_mode_parse(const char *s);
 
 struct quarantine_entry {
 	char id[QUARANTINE_ID_MAX];

@@ -11,11 +11,9 @@
 #include <limits.h>
 #include <sys/types.h>
 
-#include "cache.h"
 #include "config.h"
 #include "stats.h"
 
-struct backend;
 struct source;
 struct source_worker;
 
@@ -73,15 +71,18 @@ struct source_ops {
 struct source {
 	const struct source_ops *ops;
 	const struct config *cfg;
-	/* Set by the caller before opening: */
-	struct cache *cache;		/* told of files that were written */
-	struct stats *stats;		/* errors outside a worker */
 	/*
-	 * Who scans (may be NULL): the processes it waits for (a local
-	 * clamd) have their opens answered at once, like this process's.
-	 * Read once started; its ops must be set before ops->start().
+	 * Set by the caller before opening: what the source tells the core
+	 * (with core as their first argument).  file_written: a file was
+	 * written, its remembered verdict is stale.  waits_on: 1 if pid's
+	 * opens must be answered at once, like this process's (a local
+	 * clamd the scans wait for); called for every event, from the
+	 * reader, once started.  Either may be NULL.
 	 */
-	struct backend *backend;
+	void *core;
+	void (*file_written)(void *core, dev_t dev, ino_t ino);
+	int (*waits_on)(void *core, pid_t pid);
+	struct stats *stats;		/* errors outside a worker */
 	int stop_fd;			/* eventfd: readable once stopping */
 	/* Events holding an fd at once, at most (fdlimit_events()). */
 	unsigned int max_events;

@@ -33,7 +33,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "backend.h"
 #include "log.h"
 #include "source.h"
 
@@ -90,8 +89,8 @@ static void forget_written(struct source *src, int fd)
 {
 	struct stat st;
 
-	if (!fstat(fd, &st))
-		cache_forget(src->cache, (uint64_t)st.st_dev, (uint64_t)st.st_ino);
+	if (src->file_written && !fstat(fd, &st))
+		src->file_written(src->core, st.st_dev, st.st_ino);
 }
 
 /*
@@ -115,7 +114,7 @@ static void answer_unqueued(struct source *src, struct fan_source *fs,
  */
 static int is_own(struct source *src, const struct fan_source *fs, pid_t pid)
 {
-	return pid == fs->self || backend_waits_on(src->backend, pid);
+	return pid == fs->self || (src->waits_on && src->waits_on(src->core, pid));
 }
 
 /* One buffer of events: own and write events handled, the rest queued. */

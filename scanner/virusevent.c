@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "log.h"
 #include "quarantine.h"
 #include "virusevent.h"
@@ -212,10 +213,7 @@ static void quarantine_one(struct virusevent *ve, const struct ve_item *it,
 
 static long long now_ms(void)
 {
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec * 1000LL + t.tv_nsec / 1000000;
+	return (long long)(scanner_now_us() / 1000);
 }
 
 /*

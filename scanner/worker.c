@@ -21,14 +21,6 @@
 #include "stable.h"
 #include "worker.h"
 
-uint64_t scanner_now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
-}
-
 void scanner_read_comm(pid_t pid, char *buf, size_t size)
 {
 	char p[64];
@@ -210,6 +202,20 @@ void scanner_forget_verdicts(struct scanner *sc)
 	cache_clear(&sc->cache);
 	if (kernel_remembers(sc))
 		sc->source->ops->flush(sc->source);
+}
+
+void scanner_file_written(void *core, dev_t dev, ino_t ino)
+{
+	struct scanner *sc = core;
+
+	cache_forget(&sc->cache, (uint64_t)dev, (uint64_t)ino);
+}
+
+int scanner_waits_on(void *core, pid_t pid)
+{
+	struct scanner *sc = core;
+
+	return backend_waits_on(&sc->backend, pid);
 }
 
 enum verdict scanner_decide(struct scanner *sc, int fd, struct event_path *path,

@@ -10,6 +10,7 @@
 
 #include "backend.h"
 #include "cache.h"
+#include "clock.h"
 #include "config.h"
 #include "engine.h"
 #include "live.h"
@@ -41,8 +42,6 @@ struct worker {
 	struct worker_slot slot;	/* for status: its event, hot sources */
 };
 
-/* CLOCK_MONOTONIC in microseconds. */
-uint64_t scanner_now_us(void);
 /* pid's command name, or "?" if it is gone. */
 void scanner_read_comm(pid_t pid, char *buf, size_t size);
 
@@ -91,6 +90,13 @@ enum verdict scanner_decide_ids(struct scanner *sc, int fd,
 
 /* New signatures: forget every clean verdict, ours and the kernel's. */
 void scanner_forget_verdicts(struct scanner *sc);
+/*
+ * What a source tells the core (struct source's callbacks, core a struct
+ * scanner): a written file's remembered verdict goes; pid is one the
+ * backend waits for.
+ */
+void scanner_file_written(void *core, dev_t dev, ino_t ino);
+int scanner_waits_on(void *core, pid_t pid);
 
 /* Open the worker's source handle; -1 with a message. */
 int worker_open(struct worker *w, char *err, size_t errlen);
