@@ -27,12 +27,12 @@
 #include <cmocka.h>
 #include <json-c/json.h>
 
-#include "control.h"
-#include "live.h"
-#include "log.h"
-#include "quarantine.h"
-#include "status.h"
-#include "worker.h"
+#include "actions/quarantine.h"
+#include "control/control.h"
+#include "control/status.h"
+#include "core/worker.h"
+#include "log/live.h"
+#include "log/log.h"
 
 void *__libc_malloc(size_t n);
 void *__libc_calloc(size_t n, size_t size);

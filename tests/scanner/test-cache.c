@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "cache.h"
+#include "core/cache.h"
 
 /*
  * Linked with -Wl,--wrap=calloc: the cache's allocations go through here,

@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "clamd_proto.h"
+#include "backends/clamd_proto.h"
 
 static struct clamd_reply parse(const char *s, unsigned int id, enum clamd_request req)
 {

@@ -16,8 +16,8 @@
 
 #include "capture.h"
 
-#include "config.h"
-#include "log.h"
+#include "config/config.h"
+#include "log/log.h"
 
 /*
  * The tests' configs live in a private directory: the scanner refuses a

@@ -26,12 +26,12 @@
 
 #include "capture.h"
 
-#include "config.h"
-#include "engine.h"
-#include "log.h"
-#include "stable.h"
-#include "opener.h"
-#include "worker.h"
+#include "backends/engine.h"
+#include "config/config.h"
+#include "core/opener.h"
+#include "core/worker.h"
+#include "log/log.h"
+#include "util/stable.h"
 
 #define EICAR "X5O!P%@AP[4\\PZX54(P^)7CC)7}$EICAR-STANDARD-ANTIVIRUS-TEST-FILE!$H+H*"
 #define MARKER "DAZUKOFS-SCANNER-TEST-MARKER-41c7"

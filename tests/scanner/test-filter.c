@@ -7,7 +7,7 @@
 
 #include <cmocka.h>
 
-#include "filter.h"
+#include "core/filter.h"
 
 static void test_prefix_match(void **state)
 {

@@ -17,9 +17,9 @@
 
 #include <cmocka.h>
 
-#include "live.h"
-#include "status.h"
-#include "worker.h"
+#include "control/status.h"
+#include "core/worker.h"
+#include "log/live.h"
 
 static void test_slot_scanning_then_idle(void **state)
 {

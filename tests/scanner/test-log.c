@@ -28,8 +28,8 @@
 
 #include "capture.h"
 
-#include "config.h"
-#include "log.h"
+#include "config/config.h"
+#include "log/log.h"
 
 static void expect_escaped(const char *in, const char *want)
 {

@@ -15,8 +15,8 @@
 
 #include <cmocka.h>
 
-#include "metrics.h"
-#include "stats.h"
+#include "log/metrics.h"
+#include "log/stats.h"
 
 /* a bound is inclusive (Prometheus' le), one past it is the next bucket */
 static void test_buckets(void **state)

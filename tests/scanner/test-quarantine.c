@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "quarantine.h"
+#include "actions/quarantine.h"
 
 struct fixture {
 	char top[64];

@@ -24,9 +24,9 @@
 #include <cmocka.h>
 
 #include "../lib/fake.h"
-#include "config.h"
-#include "log.h"
-#include "source.h"
+#include "config/config.h"
+#include "log/log.h"
+#include "sources/source.h"
 
 struct feeder {
 	int dev;

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clamd_proto.h"
+#include "backends/clamd_proto.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -10,9 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "clamdconf.h"
-#include "config.h"
-#include "log.h"
+#include "app/clamdconf.h"
+#include "config/config.h"
+#include "log/log.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

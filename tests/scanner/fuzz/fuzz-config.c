@@ -8,8 +8,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "config.h"
-#include "log.h"
+#include "config/config.h"
+#include "log/log.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
