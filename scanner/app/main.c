@@ -29,7 +29,6 @@
 #include "actions/quarantine.h"
 #include "app/clamdconf.h"
 #include "backends/backend.h"
-#include "backends/engine.h"
 #include "config/config.h"
 #include "control/control.h"
 #include "control/status.h"
@@ -37,7 +36,6 @@
 #include "log/log.h"
 #include "log/metrics.h"
 #include "sources/source.h"
-#include "util/dbwatch.h"
 #include "util/fdlimit.h"
 #include "util/jsonb.h"
 
@@ -46,13 +44,6 @@ struct reloader {
 	pthread_t thread;
 	int running, pending;
 	int done_fd;		/* eventfd: the reload thread finished */
-	/*
-	 * The signature directory as it was when the engine in use began to
-	 * load (backend libclamav); written by the reload thread, read by
-	 * the control loop only while no reload runs.
-	 */
-	struct db_fingerprint loaded;
-	int have_loaded;
 	/*
 	 * The reload's outcome (written by its thread before done_fd), for
 	 * the control socket's reload requests: those that came before this
@@ -161,86 +152,31 @@ static void clamd_signatures_changed(void *ctx)
 	log_notice("clamd loaded new signatures: verdict cache cleared");
 }
 
+/* The reload thread: the backend decides, the core flushes what it must. */
 static void *reload_main(void *arg)
 {
 	struct reloader *r = arg;
 	struct scanner *sc = r->sc;
-	struct db_fingerprint fp;
-	int have_fp = 1;
-	char err[512];
-	struct engine *e;
 	int forced = atomic_exchange(&r->force_flush, 0);
+	enum backend_reload done;
 
-	if (sc->cfg->backend == BACKEND_CLAMD) {
-		/*
-		 * clamd loads its own signatures.  Each log rotation sends
-		 * SIGHUP too: a flush then would rescan everything for
-		 * nothing, so the verdicts stay while every server still
-		 * answers VERSION as before (a change the watcher saw was
-		 * flushed by it).  Anything unknown: flushed, as before.
-		 */
-		if (!forced && sc->backend.ops->signatures_unchanged &&
-		    sc->backend.ops->signatures_unchanged(&sc->backend)) {
-			r->failed = 0;
-			snprintf(r->msg, sizeof(r->msg),
-				 "reload: every clamd server has the same signatures (VERSION); verdicts kept");
-			log_event(LOG_LVL_NOTICE, "reload", "%s", r->msg);
-			eventfd_write(r->done_fd, 1);
-			return NULL;
-		}
-		scanner_forget_verdicts(sc);
-		atomic_fetch_add(&sc->stats.reloads, 1);
-		r->failed = 0;
-		snprintf(r->msg, sizeof(r->msg), "%s",
-			 forced ? "reload (SIGUSR2): verdict cache cleared; clamd loads its own signatures" :
-			 "reload: a clamd server has other signatures, or cannot tell (VERSION); verdict cache cleared");
-		log_event(LOG_LVL_NOTICE, "reload", "%s", r->msg);
-		eventfd_write(r->done_fd, 1);
-		return NULL;
-	}
-	/*
-	 * Nothing changed since the engine in use was loaded: it stays, and
-	 * so do the verdicts found with it (a reload would only flush them).
-	 * SIGUSR2 reloads all the same: the admin knows of a change that the
-	 * fingerprint may not show.
-	 */
-	if (!forced && r->have_loaded && !db_changed(sc->cfg->database, &r->loaded)) {
-		r->failed = 0;
-		snprintf(r->msg, sizeof(r->msg),
-			 "reload: the signatures in %s did not change; engine and verdicts kept",
-			 sc->cfg->database);
-		log_event(LOG_LVL_NOTICE, "reload", "%s", r->msg);
-		eventfd_write(r->done_fd, 1);
-		return NULL;
-	}
-	/* before the load: a change made during it shows next time */
-	if (db_fingerprint_take(sc->cfg->database, &fp))
-		have_fp = 0;
-	log_notice("reloading signatures from %s%s", sc->cfg->database,
-		   forced ? " (SIGUSR2)" : "");
-	e = engine_load(sc->cfg->database, sc->cfg->clamav_cache, &sc->cfg->limits,
-			err, sizeof(err));
-	if (!e) {
-		atomic_fetch_add(&sc->stats.reload_failures, 1);
-		r->failed = 1;
-		snprintf(r->msg, sizeof(r->msg),
-			 "reload failed, keeping the old signatures: %s", err);
-		log_event(LOG_LVL_ERROR, "reload", "%s", r->msg);
-	} else {
-		unsigned int n = e->signatures;
-
-		/* The swap first: what is scanned after the flush is new. */
-		engine_holder_swap(&sc->engines, e);
-		scanner_forget_verdicts(sc);
-		r->loaded = fp;
-		r->have_loaded = have_fp;
-		atomic_fetch_add(&sc->stats.reloads, 1);
+	done = sc->backend.ops->reload(&sc->backend, forced, r->msg, sizeof(r->msg));
+	r->failed = done == RELOAD_FAILED;
+	switch (done) {
+	case RELOAD_KEPT:
+		break;
+	case RELOAD_LOADED:
 		atomic_store(&sc->live.loaded_at, (int_fast64_t)time(NULL));
-		r->failed = 0;
-		snprintf(r->msg, sizeof(r->msg), "reloaded: %u signatures from %s", n,
-			 sc->cfg->database);
-		log_event(LOG_LVL_NOTICE, "reload", "%s", r->msg);
+		/* fall through: what was clean by the old signatures goes */
+	case RELOAD_FLUSH:
+		scanner_forget_verdicts(sc);
+		atomic_fetch_add(&sc->stats.reloads, 1);
+		break;
+	case RELOAD_FAILED:
+		atomic_fetch_add(&sc->stats.reload_failures, 1);
+		break;
 	}
+	log_event(r->failed ? LOG_LVL_ERROR : LOG_LVL_NOTICE, "reload", "%s", r->msg);
 	eventfd_write(r->done_fd, 1);
 	return NULL;
 }
@@ -398,7 +334,8 @@ static void self_check(struct app *app)
 	if (read(app->self_check_fd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
 		log_warning("self_check timerfd: %s", strerror(errno));
 	/* a reload running now will be compared again next time */
-	if (r->running || (r->have_loaded && !db_changed(app->cfg.database, &r->loaded))) {
+	if (r->running || !app->sc.backend.ops->signatures_changed ||
+	    !app->sc.backend.ops->signatures_changed(&app->sc.backend)) {
 		log_debug("self_check: the signatures in %s did not change", app->cfg.database);
 		return;
 	}
@@ -632,7 +569,6 @@ int main(int argc, char **argv)
 		return control_client_main(argc - 1, argv + 1);
 	char err[CONFIG_ERR_MAX + 256];
 	double start_time = metrics_now();
-	struct engine *e;
 
 	config_init(&app.cfg);
 	rc = config_from_args(&app.cfg, argc, argv, err, sizeof(err));
@@ -682,7 +618,6 @@ int main(int argc, char **argv)
 
 	app.sc.cfg = &app.cfg;
 	app.sc.source = &app.source;
-	engine_holder_init(&app.sc.engines);
 	stats_init(&app.sc.stats);
 	live_init(&app.sc.live, scanner_now_us());
 	app.sc.stop_fd = eventfd(0, EFD_CLOEXEC);
@@ -748,22 +683,11 @@ int main(int argc, char **argv)
 			 app.cfg.clamd_timeout_ms, app.cfg.clamd_retry_ms,
 			 app.cfg.stream_max_length);
 	} else {
-		if (engine_global_init(err, sizeof(err))) {
+		if (backend_libclamav_init(&app.sc.backend, &app.cfg, err, sizeof(err))) {
 			log_error("%s", err);
 			goto out_source;
 		}
-		app.reload.have_loaded =
-			!db_fingerprint_take(app.cfg.database, &app.reload.loaded);
-		e = engine_load(app.cfg.database, app.cfg.clamav_cache, &app.cfg.limits,
-				err, sizeof(err));
-		if (!e) {
-			log_error("%s", err);
-			goto out_source;
-		}
-		log_info("%u signatures loaded from %s", e->signatures, app.cfg.database);
 		atomic_store(&app.sc.live.loaded_at, (int_fast64_t)time(NULL));
-		engine_holder_swap(&app.sc.engines, e);
-		backend_libclamav_init(&app.sc.backend, &app.sc.engines);
 	}
 	log_info("limits (0: none): max_file_size=%" PRIu64 " max_scan_size=%" PRIu64
 		 " max_recursion=%u max_files=%u max_scan_time=%u ms; alert_exceeds_max=%s alert_encrypted=%s",
@@ -865,7 +789,6 @@ out_cache:
 out:
 	control_close(app.control);
 	backend_destroy(&app.sc.backend);
-	engine_holder_destroy(&app.sc.engines);
 	if (app.sc.stop_fd >= 0)
 		close(app.sc.stop_fd);
 	if (app.sc.failed_fd >= 0)

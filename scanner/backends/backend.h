@@ -13,9 +13,44 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
-#include "backends/engine.h"
+#include <stdint.h>
 
 struct config;
+
+/*
+ * SCAN_EXCEEDS_MAX: not scanned to the end, a limit was reached;
+ * SCAN_ENCRYPTED: an encrypted archive or document, its content unseen.
+ * libclamav and clamd call both clean; they must not be taken for clean.
+ */
+enum scan_result {
+	SCAN_CLEAN, SCAN_INFECTED, SCAN_ERROR, SCAN_EXCEEDS_MAX, SCAN_ENCRYPTED
+};
+
+/* What libclamav reports for a file over max_file_size (see worker.c). */
+#define SIG_MAX_FILE_SIZE "Heuristics.Limits.Exceeded.MaxFileSize"
+
+/*
+ * What a detection named name means: SCAN_EXCEEDS_MAX or SCAN_ENCRYPTED
+ * for libclamav's heuristics of a file not fully scanned (which clamd
+ * reports as FOUND too), else SCAN_INFECTED.
+ */
+enum scan_result backend_classify_detection(const char *name);
+
+/* What a reload did (backend_ops.reload). */
+enum backend_reload {
+	RELOAD_KEPT,		/* the same signatures: verdicts stay */
+	RELOAD_LOADED,		/* new signatures loaded here: flush */
+	RELOAD_FLUSH,		/* the servers' may have changed: flush */
+	RELOAD_FAILED,		/* the old signatures stay in use */
+};
+
+/* The signatures in use, for status; known 0: none to tell of. */
+struct backend_signatures {
+	int known;
+	unsigned int count;
+	uint64_t version;	/* the databases' version; 0: unknown */
+	int64_t built;		/* their build time; 0: unknown */
+};
 
 struct scan_answer {
 	/* SCAN_INFECTED: the signature; EXCEEDS_MAX, ENCRYPTED: the heuristic; ERROR: why */
@@ -55,12 +90,22 @@ struct backend_ops {
 	 */
 	int (*waits_on)(struct backend *b, pid_t pid);
 	/*
-	 * A reload (SIGHUP, which logrotate sends too): 1 if the scanning
-	 * side surely has the signatures it had at the last check, so the
-	 * verdict cache may stay; 0 if they changed or it cannot tell.  May
-	 * be NULL (cannot tell).  Blocks (asks servers); not for workers.
+	 * A reload (SIGHUP, which logrotate sends too, SIGUSR2, self_check,
+	 * the control socket): keep, load or give up on the signatures, as
+	 * the backend can tell; force (SIGUSR2): never RELOAD_KEPT.  msg says
+	 * what happened, for the log and the control socket.  Blocks (loads,
+	 * asks servers): the reload thread's, never a worker's.
 	 */
-	int (*signatures_unchanged)(struct backend *b);
+	enum backend_reload (*reload)(struct backend *b, int force, char *msg,
+				      size_t msglen);
+	/*
+	 * self_check: 1 if the signatures this backend loads itself changed
+	 * since they were loaded; NULL: it loads none (a server checks its
+	 * own).
+	 */
+	int (*signatures_changed)(struct backend *b);
+	/* For status; may be NULL (nothing known). */
+	void (*signatures)(struct backend *b, struct backend_signatures *out);
 	void (*destroy)(struct backend *b);
 };
 
@@ -69,8 +114,12 @@ struct backend {
 	void *priv;
 };
 
-/* libclamav in this process, with the engines of h (owned by the caller). */
-void backend_libclamav_init(struct backend *b, struct engine_holder *h);
+/*
+ * libclamav in this process: the signatures of cfg->database loaded now.
+ * -1 with a message.
+ */
+int backend_libclamav_init(struct backend *b, const struct config *cfg, char *err,
+			   size_t errlen);
 
 /*
  * clamd servers from cfg (kept by reference); -1 with a message.  A

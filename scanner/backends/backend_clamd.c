@@ -856,7 +856,7 @@ static enum scan_result cd_scan(struct backend *b, int fd, const struct stat *st
 			return SCAN_CLEAN;
 		case CLAMD_REPLY_FOUND:
 			snprintf(a->sig, sizeof(a->sig), "%s", r.text);
-			return engine_classify_detection(r.text);
+			return backend_classify_detection(r.text);
 		case CLAMD_REPLY_SIZE_LIMIT:
 			/* our stream_max_length is larger than the server's */
 			snprintf(a->sig, sizeof(a->sig),
@@ -962,20 +962,36 @@ static int check_version(struct clamd_backend *cb, struct clamd_server *s)
 }
 
 /*
- * backend_ops.signatures_unchanged: every server's VERSION the same as
- * its last answer.  A change seen here is not seen again by the watcher:
- * the caller flushes for it.
+ * backend_ops.reload: clamd loads its own signatures.  Each log rotation
+ * sends SIGHUP too: a flush then would rescan everything for nothing, so
+ * the verdicts stay while every server still answers VERSION as before
+ * (a change the watcher saw was flushed by it; one seen here is not seen
+ * again by the watcher: the caller flushes for it).  Anything unknown:
+ * flushed.  Forced (SIGUSR2): flushed, for signatures without a version
+ * (a .ndb of your own) that VERSION cannot show.
  */
-static int cd_signatures_unchanged(struct backend *b)
+static enum backend_reload cd_reload(struct backend *b, int force, char *msg, size_t msglen)
 {
 	struct clamd_backend *cb = b->priv;
 	int same = 1;
 
+	if (force) {
+		snprintf(msg, msglen,
+			 "reload (SIGUSR2): verdict cache cleared; clamd loads its own signatures");
+		return RELOAD_FLUSH;
+	}
 	/* all of them: each remembers its new version */
 	for (size_t i = 0; i < cb->n; i++)
 		if (check_version(cb, &cb->servers[i]) != 0)
 			same = 0;
-	return same;
+	if (same) {
+		snprintf(msg, msglen,
+			 "reload: every clamd server has the same signatures (VERSION); verdicts kept");
+		return RELOAD_KEPT;
+	}
+	snprintf(msg, msglen,
+		 "reload: a clamd server has other signatures, or cannot tell (VERSION); verdict cache cleared");
+	return RELOAD_FLUSH;
 }
 
 /*
@@ -1141,7 +1157,7 @@ static const struct backend_ops clamd_ops = {
 	.log_stats = cd_log_stats,
 	.status = cd_status,
 	.waits_on = cd_waits_on,
-	.signatures_unchanged = cd_signatures_unchanged,
+	.reload = cd_reload,
 	.destroy = cd_destroy,
 };
 

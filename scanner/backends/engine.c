@@ -10,17 +10,6 @@
 #include "config/config.h"
 
 /* libclamav's names for the heuristics that engine_scan() turns on. */
-#define SIG_EXCEEDS_MAX_PREFIX "Heuristics.Limits.Exceeded."
-#define SIG_ENCRYPTED_PREFIX "Heuristics.Encrypted."
-
-enum scan_result engine_classify_detection(const char *name)
-{
-	if (!strncmp(name, SIG_EXCEEDS_MAX_PREFIX, strlen(SIG_EXCEEDS_MAX_PREFIX)))
-		return SCAN_EXCEEDS_MAX;
-	if (!strncmp(name, SIG_ENCRYPTED_PREFIX, strlen(SIG_ENCRYPTED_PREFIX)))
-		return SCAN_ENCRYPTED;
-	return SCAN_INFECTED;
-}
 
 int engine_global_init(char *err, size_t errlen)
 {
@@ -188,7 +177,7 @@ enum scan_result engine_scan(struct engine *e, int fd, const char *name,
 	case CL_VIRUS:
 		/* a detection without a name is still a detection */
 		snprintf(sig, siglen, "%s", virname ? virname : "(unnamed)");
-		return virname ? engine_classify_detection(virname) : SCAN_INFECTED;
+		return virname ? backend_classify_detection(virname) : SCAN_INFECTED;
 	/* the limit errors, should libclamav return them instead of alerting */
 	case CL_ETIMEOUT:
 	case CL_EMAXREC:

@@ -12,6 +12,8 @@
 #include <stdatomic.h>
 #include <stddef.h>
 
+#include "backends/backend.h"
+
 struct cl_engine;
 struct scan_limits;
 
@@ -30,25 +32,6 @@ struct engine_holder {
 	struct engine *current;
 	unsigned long generations;
 };
-
-/*
- * SCAN_EXCEEDS_MAX: not scanned to the end, a limit was reached;
- * SCAN_ENCRYPTED: an encrypted archive or document, its content unseen.
- * libclamav calls both clean; they must not be taken for clean.
- */
-enum scan_result {
-	SCAN_CLEAN, SCAN_INFECTED, SCAN_ERROR, SCAN_EXCEEDS_MAX, SCAN_ENCRYPTED
-};
-
-/* What libclamav reports for a file over max_file_size (see worker.c). */
-#define ENGINE_SIG_MAX_FILE_SIZE "Heuristics.Limits.Exceeded.MaxFileSize"
-
-/*
- * What a detection named name means: SCAN_EXCEEDS_MAX or SCAN_ENCRYPTED
- * for libclamav's heuristics of a file not fully scanned (which clamd
- * reports as FOUND too), else SCAN_INFECTED.
- */
-enum scan_result engine_classify_detection(const char *name);
 
 /* Once per process, before any engine. -1 with a message on failure. */
 int engine_global_init(char *err, size_t errlen);
@@ -70,6 +53,8 @@ void engine_holder_swap(struct engine_holder *h, struct engine *e);
 /* The current engine, referenced (engine_put() when done); NULL if none. */
 struct engine *engine_holder_get(struct engine_holder *h);
 void engine_holder_destroy(struct engine_holder *h);
+/* The engines of a backend made by backend_libclamav_init() (its tests'). */
+struct engine_holder *backend_libclamav_engines(struct backend *b);
 
 /*
  * Scan an open file.  SCAN_INFECTED: the signature name in sig;

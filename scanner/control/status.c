@@ -75,7 +75,7 @@ static json_object *signatures_json(const struct status_input *in)
 {
 	struct scanner *sc = in->sc;
 	json_object *o = json_object_new_object();
-	struct engine *e;
+	struct backend_signatures sig = { 0 };
 	int rc;
 
 	rc = jsonb_add_string(o, "backend", sc->backend.ops ? sc->backend.ops->name : "?") ||
@@ -84,14 +84,13 @@ static json_object *signatures_json(const struct status_input *in)
 	if (sc->cfg->backend != BACKEND_LIBCLAMAV)
 		return built(o, rc);
 	rc = rc || add_escaped(o, "database", sc->cfg->database);
-	e = engine_holder_get(&sc->engines);
-	if (e) {
-		rc = rc || jsonb_add_uint(o, "count", e->signatures) ||
-		      (e->db_version ? jsonb_add_uint(o, "version", e->db_version) :
-				       jsonb_add_null(o, "version")) ||
-		      add_time(o, "built", e->db_time);
-		engine_put(e);
-	}
+	if (sc->backend.ops && sc->backend.ops->signatures)
+		sc->backend.ops->signatures(&sc->backend, &sig);
+	if (sig.known)
+		rc = rc || jsonb_add_uint(o, "count", sig.count) ||
+		     (sig.version ? jsonb_add_uint(o, "version", sig.version) :
+				    jsonb_add_null(o, "version")) ||
+		     add_time(o, "built", sig.built);
 	return built(o, rc);
 }
 

@@ -293,7 +293,7 @@ enum verdict scanner_decide_ids(struct scanner *sc, int fd,
 			       "%s: not scanned (%jd bytes > max_file_size %" PRIu64 ")",
 			  event_path_name(path), (intmax_t)st.st_size,
 			  cfg->limits.max_file_size);
-		return partial_verdict(sc, SCAN_EXCEEDS_MAX, ENGINE_SIG_MAX_FILE_SIZE,
+		return partial_verdict(sc, SCAN_EXCEEDS_MAX, SIG_MAX_FILE_SIZE,
 				       NULL, path, who);
 	}
 	if (cfg->cache_size && !kernel_remembers(sc)) {

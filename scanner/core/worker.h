@@ -10,7 +10,6 @@
 
 #include "actions/virusevent.h"
 #include "backends/backend.h"
-#include "backends/engine.h"
 #include "config/config.h"
 #include "core/cache.h"
 #include "core/opener.h"
@@ -22,7 +21,6 @@
 struct scanner {
 	const struct config *cfg;
 	struct source *source;
-	struct engine_holder engines;	/* backend libclamav's engines */
 	struct backend backend;		/* who scans */
 	struct cache cache;
 	struct stats stats;

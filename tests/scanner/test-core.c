@@ -48,22 +48,18 @@ static int setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
 	char err[512];
-	struct engine *e;
 
 	config_init(&f->cfg);
 	f->cfg.cache_size = 16;
 	f->sc.cfg = &f->cfg;
-	engine_holder_init(&f->sc.engines);
-	backend_libclamav_init(&f->sc.backend, &f->sc.engines);
 	stats_init(&f->sc.stats);
 	if (cache_init(&f->sc.cache, f->cfg.cache_size))
 		return -1;
-	e = engine_load(dbdir, 1, &f->cfg.limits, err, sizeof(err));
-	if (!e) {
+	if (config_set(&f->cfg, "database", dbdir, err, sizeof(err)) ||
+	    backend_libclamav_init(&f->sc.backend, &f->cfg, err, sizeof(err))) {
 		fprintf(stderr, "%s\n", err);
 		return -1;
 	}
-	engine_holder_swap(&f->sc.engines, e);
 	*state = f;
 	return 0;
 }
@@ -72,7 +68,7 @@ static int teardown(void **state)
 {
 	struct fixture *f = *state;
 
-	engine_holder_destroy(&f->sc.engines);
+	backend_destroy(&f->sc.backend);
 	cache_destroy(&f->sc.cache);
 	config_free(&f->cfg);
 	free(f);
@@ -435,7 +431,7 @@ static void reload_engine(struct fixture *f)
 	struct engine *e = engine_load(dbdir, 1, &f->cfg.limits, err, sizeof(err));
 
 	assert_non_null(e);
-	engine_holder_swap(&f->sc.engines, e);
+	engine_holder_swap(backend_libclamav_engines(&f->sc.backend), e);
 }
 
 /* Every limit reaches libclamav, at each load. */
@@ -444,7 +440,7 @@ static void test_limits_applied(void **state)
 	struct fixture *f = *state;
 	struct engine *e;
 
-	e = engine_holder_get(&f->sc.engines);
+	e = engine_holder_get(backend_libclamav_engines(&f->sc.backend));
 	assert_int_equal(cl_engine_get_num(e->cl, CL_ENGINE_MAX_FILESIZE, NULL), 100 << 20);
 	assert_int_equal(cl_engine_get_num(e->cl, CL_ENGINE_MAX_SCANSIZE, NULL), 400 << 20);
 	assert_int_equal(cl_engine_get_num(e->cl, CL_ENGINE_MAX_RECURSION, NULL), 17);
@@ -453,7 +449,7 @@ static void test_limits_applied(void **state)
 	engine_put(e);
 	f->cfg.limits = (struct scan_limits){ 1 << 20, 2 << 20, 3, 4, 5 };
 	reload_engine(f);
-	e = engine_holder_get(&f->sc.engines);
+	e = engine_holder_get(backend_libclamav_engines(&f->sc.backend));
 	assert_int_equal(cl_engine_get_num(e->cl, CL_ENGINE_MAX_FILESIZE, NULL), 1 << 20);
 	assert_int_equal(cl_engine_get_num(e->cl, CL_ENGINE_MAX_SCANSIZE, NULL), 2 << 20);
 	assert_int_equal(cl_engine_get_num(e->cl, CL_ENGINE_MAX_RECURSION, NULL), 3);
@@ -607,11 +603,11 @@ static void test_errors(void **state)
 	assert_int_equal(atomic_load(&f->sc.stats.denied), 1);
 	/* no engine (none loaded yet): on_error, counted as denied too */
 	{
-		struct engine *held = f->sc.engines.current;
+		struct engine *held = backend_libclamav_engines(&f->sc.backend)->current;
 
-		f->sc.engines.current = NULL;
+		backend_libclamav_engines(&f->sc.backend)->current = NULL;
 		assert_int_equal(decide(f, make_file("noengine", "text\n")), VERDICT_DENY);
-		f->sc.engines.current = held;
+		backend_libclamav_engines(&f->sc.backend)->current = held;
 		assert_int_equal(atomic_load(&f->sc.stats.errors), 3);
 		assert_int_equal(atomic_load(&f->sc.stats.denied), 2);
 	}
@@ -634,11 +630,11 @@ static void test_swap(void **state)
 	unsigned long scanned;
 	int fd;
 
-	held = engine_holder_get(&f->sc.engines);
+	held = engine_holder_get(backend_libclamav_engines(&f->sc.backend));
 	assert_non_null(held);
 	e2 = engine_load(dbdir, 1, &f->cfg.limits, err, sizeof(err));
 	assert_non_null(e2);
-	engine_holder_swap(&f->sc.engines, e2);
+	engine_holder_swap(backend_libclamav_engines(&f->sc.backend), e2);
 	assert_int_equal(atomic_load(&held->refs), 1);
 	fd = open(make_file("e3", EICAR), O_RDONLY | O_CLOEXEC);
 	assert_int_equal(engine_scan(held, fd, "e3", sig, sizeof(sig), &scanned),
@@ -646,7 +642,7 @@ static void test_swap(void **state)
 	assert_non_null(strstr(sig, "Dazukofs.Test.EICAR"));
 	close(fd);
 	engine_put(held);
-	assert_true(engine_holder_get(&f->sc.engines) == e2);
+	assert_true(engine_holder_get(backend_libclamav_engines(&f->sc.backend)) == e2);
 	engine_put(e2);
 	/* a bad database fails with a reason and no engine */
 	assert_null(engine_load("/nonexistent-db", 1, &f->cfg.limits, err, sizeof(err)));
