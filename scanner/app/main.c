@@ -28,6 +28,7 @@
 
 #include "actions/quarantine.h"
 #include "app/clamdconf.h"
+#include "app/control_client.h"
 #include "backends/backend.h"
 #include "config/config.h"
 #include "control/control.h"

@@ -68,7 +68,4 @@ void control_answer(int fd, json_object *o, int nonblock);
 /* {"ok": false, "error": msg}, the same way. */
 void control_answer_error(int fd, const char *msg, int nonblock);
 
-/* `dazuko-clamscan status|reload ...`: argv[0] is the command. */
-int control_client_main(int argc, char **argv);
-
 #endif
