@@ -346,11 +346,6 @@ static int group_del(const struct ctl *ctl, int argc, char **argv)
 	return EXIT_OK;
 }
 
-static const char *action_name(int action)
-{
-	return action == DAZUKOFS_DENY ? DAZUKOFS_ACTION_NAME_DENY : DAZUKOFS_ACTION_NAME_ALLOW;
-}
-
 static int group_list(const struct ctl *ctl, int argc, char **argv)
 {
 	static struct dazukofs_group_info infos[DAZUKOFS_MAX_GROUPS];
@@ -382,7 +377,7 @@ static int group_list(const struct ctl *ctl, int argc, char **argv)
 		printf("%-20s %4d %5s %10u %10s\n", infos[i].name, infos[i].id,
 		       infos[i].config.track ? "yes" : "no",
 		       infos[i].config.timeout_ms,
-		       action_name(infos[i].config.timeout_action));
+		       dazukofs_action_name(infos[i].config.timeout_action));
 	return EXIT_OK;
 }
 
@@ -415,7 +410,7 @@ static int group_show(const struct ctl *ctl, int argc, char **argv)
 	       "no (events wait for a reader, also a dead reader's)");
 	if (info.config.timeout_ms)
 		printf("timeout:       %u ms, then %s\n", info.config.timeout_ms,
-		       action_name(info.config.timeout_action));
+		       dazukofs_action_name(info.config.timeout_action));
 	else
 		printf("timeout:       none (events wait for ever)\n");
 	/* the attributes older modules lack: shown when the module has them */

@@ -109,6 +109,9 @@ struct dazukofs_paths {
 /* For tests: use these roots instead of the system's (NULL restores). */
 void dazukofs_set_paths(const struct dazukofs_paths *paths);
 
+/* DAZUKOFS_ALLOW's or DAZUKOFS_DENY's name, "allow" or "deny" (anything else: "allow"). */
+const char *dazukofs_action_name(int action);
+
 /* Groups */
 /* 1 if name is a group name: 1 to 64 of A-Z a-z 0-9 _ -; else 0. */
 int dazukofs_group_name_valid(const char *name);

@@ -101,7 +101,7 @@ DZ_EXPORT int dazukofs_group_create(const char *name,
 	if (dz_write_attr(what, name, "track", config->track ? "1" : "0") ||
 	    dz_write_attr(what, name, "timeout_ms", num) ||
 	    dz_write_attr(what, name, "timeout_action",
-			  dz_action_name(config->timeout_action)))
+			  dazukofs_action_name(config->timeout_action)))
 		goto undo;
 	return 0;
 undo:

@@ -32,9 +32,6 @@ void dz_fail(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3))
 void dz_fail_plain(int err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-/* DAZUKOFS_DENY: "deny", else "allow" (the kernel's action names) */
-const char *dz_action_name(int action);
-
 /* 1 if name is a valid group name, else 0 with the error set (EINVAL). */
 int dz_check_name(const char *what, const char *name);
 

@@ -11,7 +11,7 @@
 #include "internal.h"
 #include "protocol.h"
 
-const char *dz_action_name(int action)
+DZ_EXPORT const char *dazukofs_action_name(int action)
 {
 	return action == DAZUKOFS_DENY ? DAZUKOFS_ACTION_NAME_DENY : DAZUKOFS_ACTION_NAME_ALLOW;
 }

@@ -408,7 +408,7 @@ static void fail_answer(struct dazukofs_handle *h,
 {
 	dz_fail(err, "cannot answer event %lu of group '%s' (%s): write %s",
 		acc->id, h->group,
-		dz_action_name(acc->deny ? DAZUKOFS_DENY : DAZUKOFS_ALLOW),
+		dazukofs_action_name(acc->deny ? DAZUKOFS_DENY : DAZUKOFS_ALLOW),
 		h->dev);
 }
 

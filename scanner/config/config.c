@@ -605,9 +605,12 @@ static const char *const verdict_names[] = {
 	NULL
 };
 
+_Static_assert(VERDICT_ALLOW == DAZUKOFS_ALLOW && VERDICT_DENY == DAZUKOFS_DENY,
+	       "the scanner's verdicts are the kernel's actions");
+
 const char *verdict_name(enum verdict v)
 {
-	return verdict_names[v == VERDICT_DENY ? VERDICT_DENY : VERDICT_ALLOW];
+	return dazukofs_action_name(v);
 }
 
 static const char *const source_names[] = {
