@@ -298,23 +298,36 @@ out:
 	return rc;
 }
 
-/* Bytes and entries in the quarantine now, interrupted copies included. */
-static int quarantine_usage(int dirfd, uint64_t *bytes, unsigned int *files,
-			    char *err, size_t errlen)
+/*
+ * The quarantine's entries from the start, on a descriptor of their own
+ * (dirfd stays the caller's); NULL with a message.
+ */
+static DIR *open_entries(int dirfd, char *err, size_t errlen)
 {
 	int fd = dup(dirfd);
 	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-	struct dirent *de;
 
-	*bytes = 0;
-	*files = 0;
 	if (!d) {
 		snprintf(err, errlen, "opendir: %s", strerror(errno));
 		if (fd >= 0)
 			close(fd);
-		return -1;
+		return NULL;
 	}
 	rewinddir(d);
+	return d;
+}
+
+/* Bytes and entries in the quarantine now, interrupted copies included. */
+static int quarantine_usage(int dirfd, uint64_t *bytes, unsigned int *files,
+			    char *err, size_t errlen)
+{
+	DIR *d = open_entries(dirfd, err, errlen);
+	struct dirent *de;
+
+	*bytes = 0;
+	*files = 0;
+	if (!d)
+		return -1;
 	while ((de = readdir(d))) {
 		struct stat st;
 
@@ -513,20 +526,14 @@ static int cmp_ids(const void *a, const void *b)
 
 int quarantine_list(int dirfd, char ***ids, size_t *n, char *err, size_t errlen)
 {
-	int fd = dup(dirfd);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	DIR *d = open_entries(dirfd, err, errlen);
 	size_t cap = 0;
 	struct dirent *de;
 
 	*ids = NULL;
 	*n = 0;
-	if (!d) {
-		snprintf(err, errlen, "opendir: %s", strerror(errno));
-		if (fd >= 0)
-			close(fd);
+	if (!d)
 		return -1;
-	}
-	rewinddir(d);
 	while ((de = readdir(d))) {
 		size_t len = strlen(de->d_name);
 		char id[QUARANTINE_ID_MAX];

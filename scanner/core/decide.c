@@ -109,11 +109,7 @@ int scanner_waits_on(void *core, pid_t pid)
 	return backend_waits_on(&sc->backend, pid);
 }
 
-/*
- * The scan, counted; the answer in d.  *cacheable and *remember as the
- * caller set them stay only for a complete clean answer that proves
- * enough (scan_answer.unremembered).
- */
+/* The backend's scan, counted and timed; its answer and finding in d. */
 static void scan(struct scanner *sc, int fd, const struct stat *st,
 		 struct event_path *path, struct decision *d)
 {
