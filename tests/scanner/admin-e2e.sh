@@ -61,6 +61,20 @@ statistics() {
 	grep 'statistics:' "$LOG" | tail -1
 }
 
+# flood_denied N: $M/flood1.com ... floodN.com opened all at once (not
+# waiting for the scanner, which runs in the background): each denied
+flood_denied() {
+	rm -f "$W/flood.bad"
+	_openers=
+	for _i in $(seq 1 "$1"); do
+		( opens "$M/flood$_i.com" && echo "flood$_i.com opened" >> "$W/flood.bad" ) &
+		_openers="$_openers $!"
+	done
+	# shellcheck disable=SC2086 # the pids, one word each
+	wait $_openers
+	[ ! -e "$W/flood.bad" ] || fail "$(cat "$W/flood.bad")"
+}
+
 case $MODE in
 report-only)
 	start_scanner --prevention no
@@ -231,14 +245,7 @@ SH
 	# a flood of detections, each command hanging: every open is still
 	# answered at once, every command is killed at its timeout, counted
 	for i in $(seq 1 24); do make_eicar "$M/flood$i.com"; done
-	openers=
-	for i in $(seq 1 24); do
-		( opens "$M/flood$i.com" && echo "flood$i.com opened" >> "$W/flood.bad" ) &
-		openers="$openers $!"
-	done
-	# shellcheck disable=SC2086 # the pids, one word each
-	wait $openers
-	[ ! -e "$W/flood.bad" ] || fail "$(cat "$W/flood.bad")"
+	flood_denied 24
 	pass "24 detections at once, each command hanging: every open denied"
 	flood_timed_out() {
 		case $(statistics) in
@@ -421,14 +428,7 @@ assert not bad and e["signature"].startswith("Dazukofs.Test.EICAR"), (bad, e)
 	# every open is still denied
 	for i in $(seq 1 20); do make_eicar "$M/flood$i.com"; done
 	start_scanner --quarantine copy --quarantine-dir "$Q" --quarantine-max-files 3
-	openers=
-	for i in $(seq 1 20); do
-		( opens "$M/flood$i.com" && echo "flood$i.com opened" >> "$W/flood.bad" ) &
-		openers="$openers $!"
-	done
-	# shellcheck disable=SC2086 # the pids, one word each
-	wait $openers
-	[ ! -e "$W/flood.bad" ] || fail "$(cat "$W/flood.bad")"
+	flood_denied 20
 	flood_done() {
 		case $(statistics) in
 		*" quarantined=3 quarantine_failed=0 quarantine_skipped=17"*) return 0 ;;
