@@ -61,13 +61,28 @@ statistics() {
 	grep 'statistics:' "$LOG" | tail -1
 }
 
-# flood_denied N: $M/flood1.com ... floodN.com opened all at once (not
-# waiting for the scanner, which runs in the background): each denied
-flood_denied() {
-	rm -f "$W/flood.bad"
+# flood N: nobody (an unprivileged user) writes $M/flood/flood1.com ...
+# floodN.com, EICAR each, and opens them all at once, not waiting for the
+# scanner (which runs in the background): every open must be denied
+flood() {
+	chmod 0755 "$W"
+	rm -rf "$M/flood" "$W/flood.bad"
+	mkdir "$M/flood"
+	chown 65534:65534 "$M/flood"
+	make_eicar "$W/flood.ref"
+	for _i in $(seq 1 "$1"); do
+		setpriv --reuid=65534 --regid=65534 --clear-groups \
+			cp "$W/flood.ref" "$M/flood/flood$_i.com" || fail "nobody cannot write flood$_i.com"
+	done
 	_openers=
 	for _i in $(seq 1 "$1"); do
-		( opens "$M/flood$_i.com" && echo "flood$_i.com opened" >> "$W/flood.bad" ) &
+		( _err=$(setpriv --reuid=65534 --regid=65534 --clear-groups \
+			cat "$M/flood/flood$_i.com" 2>&1 >/dev/null) &&
+			echo "flood$_i.com opened" >> "$W/flood.bad"
+		  case $_err in
+		  ""|*"Operation not permitted"*) ;;
+		  *) echo "flood$_i.com: $_err" >> "$W/flood.bad" ;;
+		  esac ) &
 		_openers="$_openers $!"
 	done
 	# shellcheck disable=SC2086 # the pids, one word each
@@ -244,9 +259,8 @@ SH
 	pass "a hung command and its child killed after virus_event_timeout"
 	# a flood of detections, each command hanging: every open is still
 	# answered at once, every command is killed at its timeout, counted
-	for i in $(seq 1 24); do make_eicar "$M/flood$i.com"; done
-	flood_denied 24
-	pass "24 detections at once, each command hanging: every open denied"
+	flood 24
+	pass "24 detections at once by nobody, each command hanging: every open denied"
 	flood_timed_out() {
 		case $(statistics) in
 		*" virus_event_run=25 virus_event_dropped=0 virus_event_timeouts=25 "*) return 0 ;;
@@ -257,7 +271,7 @@ SH
 	for f in "$W"/out/hang.child.*; do
 		wait_for 10 "the hung command's child $(cat "$f") to be killed" dead "$(cat "$f")"
 	done
-	rm -f "$M"/flood*.com
+	rm -rf "$M/flood"
 	pass "a flood of hung commands: each killed at virus_event_timeout and counted"
 	stop_scanner
 	rm -rf "$W/out"
@@ -426,9 +440,8 @@ assert not bad and e["signature"].startswith("Dazukofs.Test.EICAR"), (bad, e)
 	# a flood of detections, 20 files opened at once: the quarantine
 	# keeps to quarantine_max_files, the rest is counted as skipped, and
 	# every open is still denied
-	for i in $(seq 1 20); do make_eicar "$M/flood$i.com"; done
 	start_scanner --quarantine copy --quarantine-dir "$Q" --quarantine-max-files 3
-	flood_denied 20
+	flood 20
 	flood_done() {
 		case $(statistics) in
 		*" quarantined=3 quarantine_failed=0 quarantine_skipped=17"*) return 0 ;;
@@ -440,8 +453,8 @@ assert not bad and e["signature"].startswith("Dazukofs.Test.EICAR"), (bad, e)
 	wait_log 10 "$LOG" "flood[0-9]*\.com (Dazukofs.Test.EICAR[^)]*) not quarantined: quarantine_max_files: 3 entries already"
 	stop_scanner
 	for id in $(cd "$Q" && ls -- *.json | sed 's/\.json$//'); do qt delete "$id"; done
-	rm -f "$M"/flood*.com
-	pass "a flood of detections: 3 quarantined (quarantine_max_files), 17 counted as skipped, all denied"
+	rm -rf "$M/flood"
+	pass "a flood of detections by nobody: 3 quarantined (quarantine_max_files), 17 counted as skipped, all denied"
 
 	# a file only refused by a limit is no proven malware: not quarantined
 	# (else any user could fill the disk with one sparse file)
