@@ -905,7 +905,7 @@ static long cached_growth_reading(const char *path, size_t sz, char *buf)
 void test_page_cache_single_copy(void **state)
 {
 	long mb = getenv("DAZUKOFS_CACHE_MB") ? atol(getenv("DAZUKOFS_CACHE_MB"))
-					       : 64;
+					       : 16;
 	size_t sz = (size_t)mb << 20;
 	long kb = (long)(sz >> 10), gl, gu;
 	char *buf = malloc(1 << 20);

@@ -15,6 +15,7 @@
 #include <sys/ioctl.h>
 #include <sys/statfs.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <linux/fs.h>
 
 const char *fsp_lower;
@@ -27,6 +28,8 @@ long fsp_lower_fstype;
 static char work_name[64];
 static char cur_lower[4096], cur_upper[4096];
 static unsigned test_no;
+/* when the current test began: each test's seconds go to the log (budget) */
+static struct timespec test_start;
 
 static const char *vpath(const char *base, const char *fmt, va_list ap)
 {
@@ -212,6 +215,7 @@ static int test_setup(void **state)
 {
 	(void)state;
 	test_no++;
+	clock_gettime(CLOCK_MONOTONIC, &test_start);
 	snprintf(cur_lower, sizeof(cur_lower), "%s/%s/t%03u", fsp_lower,
 		 work_name, test_no);
 	snprintf(cur_upper, sizeof(cur_upper), "%s/%s/t%03u", fsp_upper,
@@ -226,8 +230,14 @@ static int test_setup(void **state)
 
 static int test_teardown(void **state)
 {
+	struct timespec now;
+
 	(void)state;
 	rm_rf(cur_lower);
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	printf("fsp-time t%03u %.2f s\n", test_no,
+	       (double)(now.tv_sec - test_start.tv_sec) +
+	       (now.tv_nsec - test_start.tv_nsec) / 1e9);
 	return 0;
 }
 

@@ -105,7 +105,8 @@ void test_readdir_large(void **state)
 
 	(void)state;
 	OK(mkdir(L("big"), 0755));
-	for (int i = 0; i < 2000; i++) {
+	/* vfat creates in time linear in the directory's size: 500, not more */
+	for (int i = 0; i < 500; i++) {
 		char name[64];
 		int fd;
 
@@ -114,9 +115,9 @@ void test_readdir_large(void **state)
 		fd = OK(open(L("%s", name), O_CREAT | O_WRONLY, 0644));
 		close(fd);
 	}
-	assert_dents_same(L("big"), U("big"), 2100, 4096, &calls);
+	assert_dents_same(L("big"), U("big"), 600, 2048, &calls);
 	assert_true(calls > 5);
-	print_message("2002 entries in %d getdents64 calls\n", calls);
+	print_message("502 entries in %d getdents64 calls\n", calls);
 }
 
 void test_seekdir_telldir(void **state)
@@ -129,14 +130,14 @@ void test_seekdir_telldir(void **state)
 
 	(void)state;
 	OK(mkdir(L("d"), 0755));
-	for (int i = 0; i < 600; i++) {
+	for (int i = 0; i < 300; i++) {
 		int fd = OK(open(L("d/f%04d", i), O_CREAT | O_WRONLY, 0644));
 
 		close(fd);
 	}
 	dir = opendir(U("d"));
 	assert_non_null(dir);
-	for (int i = 0; i < 300; i++)
+	for (int i = 0; i < 150; i++)
 		assert_non_null(readdir(dir));
 	pos = telldir(dir);
 	assert_true(pos >= 0);
@@ -153,12 +154,12 @@ void test_seekdir_telldir(void **state)
 	rewinddir(dir);
 	while (readdir(dir))
 		total++;
-	assert_int_equal(total, 602);
+	assert_int_equal(total, 302);
 	/* lseek on the directory fd to 0 also restarts */
 	OK(lseek(dirfd(dir), 0, SEEK_SET));
 	while ((d = readdir(dir)))
 		total2++;
-	assert_int_equal(total2, 602);
+	assert_int_equal(total2, 302);
 	closedir(dir);
 }
 
