@@ -37,9 +37,9 @@ sd_install() {
 # sd_index_module: the module is loaded at boot by systemd-modules-load,
 # from the installed modules-load.d entry, as on a server. modprobe needs a
 # module index that knows it; a full depmod takes minutes under TCG, so
-# dz_index_module indexes just dazukofs and configfs (vm-modprobe-* runs
-# the full depmod of a DKMS install). Other modules cannot be modprobed
-# after this: load the ones needed before.
+# dz_index_module indexes just dazukofs and configfs (as vm-modprobe-*
+# does for the DKMS install). Other modules cannot be modprobed after
+# this: load the ones needed before.
 sd_index_module() {
 	DZ_TAG=${DZ_TAG:-systemd-guest}
 	. "$DAZUKOFS_SRC/tests/vm/guest/lib.sh"

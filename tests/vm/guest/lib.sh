@@ -17,8 +17,11 @@
 #                             removed, so that the module can unload)
 #   dz_counters               one line with the global counters
 #   dz_unload MNT LOWER       umount MNT and LOWER, rmmod dazukofs
-#   dz_index_module           make `modprobe dazukofs` (and modules-load.d)
-#                             find $DAZUKOFS_KO, without a full depmod
+#   dz_index_module [KO [DIR]]
+#                             make `modprobe dazukofs` (and modules-load.d)
+#                             find KO (default $DAZUKOFS_KO), installed in
+#                             /lib/modules/REL/DIR (default extra), without a
+#                             full depmod
 #   dz_wait_for SECS WHAT CMD...
 #                             until CMD succeeds; fails after SECS seconds
 #   dz_value_is FILE VALUE    the file (a counter) holds VALUE
@@ -105,14 +108,16 @@ dz_index_module() {
 	_configfs=$(modinfo -n configfs) || { dz_err "modinfo configfs failed"; return 1; }
 	_scratch=/tmp/dz-depmod-root
 	_smods=$_scratch/lib/modules/$_rel
+	_ko=${1:-${DAZUKOFS_KO:?}}
+	_dir=${2:-extra}
 	_rel_configfs=${_configfs#"$_mods"/}
-	mkdir -p "$_smods/extra" "$(dirname "$_smods/$_rel_configfs")"
+	mkdir -p "$_smods/$_dir" "$(dirname "$_smods/$_rel_configfs")"
 	cp "$_configfs" "$_smods/$_rel_configfs"
-	cp "${DAZUKOFS_KO:?}" "$_smods/extra/"
+	cp "$_ko" "$_smods/$_dir/"
 	cp "$_mods"/modules.builtin* "$_mods/modules.order" "$_smods/" 2>/dev/null
 	depmod -b "$_scratch" "$_rel" || { dz_err "depmod -b $_scratch failed"; return 1; }
-	mkdir -p "$_mods/extra"
-	cp "$DAZUKOFS_KO" "$_mods/extra/"
+	mkdir -p "$_mods/$_dir"
+	cp "$_ko" "$_mods/$_dir/"
 	cp "$_smods"/modules.* "$_mods/"
 }
 
