@@ -26,7 +26,7 @@ dz_mount_tmpfs "$L" "$M" size=64m,mode=0755 || exit 1
 if [ "$PROG" = tracking ]; then
 	"$BIN/tracking" "$L" "$M" ${DAZUKOFS_TEST_FILTER:-} || rc=1
 else
-	"$BIN/$PROG" "$L" "$M" "${TRK_SOAK_SECONDS:-45}" || rc=1
+	"$BIN/$PROG" "$L" "$M" "${TRK_SOAK_SECONDS:-22}" || rc=1
 fi
 
 dz_check_idle || rc=1

@@ -151,7 +151,7 @@ int main(int argc, char **argv)
 	pid_t workers[NR_WORKERS], openers[NR_OPENERS];
 	long long t_to0, g_to0, end, ev, al, de, ca, to;
 	unsigned int seed = (unsigned int)time(NULL) ^ (unsigned int)getpid();
-	int secs = argc > 3 ? atoi(argv[3]) : 45;
+	int secs = argc > 3 ? atoi(argv[3]) : 22;
 	long kills = 0, stops = 0;
 	int rc = 0;
 
