@@ -73,18 +73,20 @@ foreach(rel IN LISTS _kmod_rels)
             -P ${CMAKE_SOURCE_DIR}/cmake/DazukofsKmodWarnings.cmake)
   set_tests_properties(kmod-warnings-${rel} PROPERTIES TIMEOUT 600 LABELS kmod)
 
-  # What the compile-test probes must find: everything since 6.3 for 6.12;
-  # for 6.1 only the ctime accessors, which Debian's 6.1 has backported
-  # (see module/compat.h for each feature's version).
+  # What the compile-test probes must find: everything since 6.3 for 6.12
+  # (FSNOTIFY_GROUP_NOFS is gone there); for 6.1 the ctime accessors, which
+  # Debian's 6.1 has backported, and FSNOTIFY_GROUP_NOFS (see
+  # module/compat.h for each feature's version).
   dazukofs_kernel_series(${rel} _series)
   if(_series STREQUAL "6.12")
     set(_expect MNT_IDMAP ITER_WRITE_FREEZE COPY_SPLICE_READ KERNEL_TMPFILE_OPEN
         GET_INODE_ACL INODE_GET_CTIME INODE_GET_MTIME FIND_INODE_MARK
         BACKING_FILE_USER_FILE FILE_LOCK_CORE SPLICE_COPY_FILE_RANGE
         STATX_CHANGE_COOKIE BACKING_FILE_RW BACKING_FILE_MMAP
-        BACKING_FILE_SPLICE VM_FLAGS_CLEAR)
+        BACKING_FILE_SPLICE VM_FLAGS_CLEAR GETATTR_NOSEC FMODE_FSNOTIFY_NONE
+        IOCB_DIO_CALLER_COMP)
   elseif(_series STREQUAL "6.1")
-    set(_expect INODE_GET_CTIME)
+    set(_expect INODE_GET_CTIME FSNOTIFY_GROUP_NOFS)
   else()
     continue()
   endif()

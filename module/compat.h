@@ -126,7 +126,7 @@ static inline struct file *dazukofs_tmpfile_open(dazukofs_idmap_t *idmap,
  * v6.7 "fs: Add AT_GETATTR_NOSEC": vfs_getattr() has done the security
  * check and says so to ->getattr, which must then not ask again.
  */
-#ifdef AT_GETATTR_NOSEC
+#ifdef DAZUKOFS_HAVE_GETATTR_NOSEC
 #define DAZUKOFS_GETATTR_NOSEC AT_GETATTR_NOSEC
 #else
 #define DAZUKOFS_GETATTR_NOSEC 0
@@ -153,7 +153,7 @@ static inline int dazukofs_vfs_getattr(const struct path *path,
  */
 static inline bool dazukofs_file_nonotify(const struct file *file)
 {
-#ifdef FMODE_FSNOTIFY_NONE
+#ifdef DAZUKOFS_HAVE_FMODE_FSNOTIFY_NONE
 	return FMODE_FSNOTIFY_NONE(file->f_mode);
 #else
 	return file->f_mode & FMODE_NONOTIFY;
@@ -204,7 +204,7 @@ dazukofs_find_inode_mark(struct inode *inode, struct fsnotify_group *group)
  * ask for that with FSNOTIFY_GROUP_NOFS; 6.12's all lock that way and the
  * flag is gone.
  */
-#ifdef FSNOTIFY_GROUP_NOFS
+#ifdef DAZUKOFS_HAVE_FSNOTIFY_GROUP_NOFS
 #define DAZUKOFS_FSNOTIFY_GROUP_FLAGS FSNOTIFY_GROUP_NOFS
 #else
 #define DAZUKOFS_FSNOTIFY_GROUP_FLAGS 0
@@ -335,7 +335,7 @@ static inline void dazukofs_vm_flags_clear(struct vm_area_struct *vma,
  * issuer may ask to complete a direct write itself, which a stacked file
  * cannot pass on (its lower completion is not the issuer's).
  */
-#ifdef IOCB_DIO_CALLER_COMP
+#ifdef DAZUKOFS_HAVE_IOCB_DIO_CALLER_COMP
 #define DAZUKOFS_IOCB_UNSTACKABLE IOCB_DIO_CALLER_COMP
 #else
 #define DAZUKOFS_IOCB_UNSTACKABLE 0

@@ -473,7 +473,7 @@ extern struct list_head dazukofs_groups;
 extern unsigned int dazukofs_nr_groups;
 DECLARE_STATIC_KEY_FALSE(dazukofs_have_groups);
 
-/* event.c */
+/* event.c, wait.c, worker.c */
 int dazukofs_event_init(void);
 void dazukofs_event_exit(void);
 int dazukofs_check_access(const struct path *lower_path,

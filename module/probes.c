@@ -219,3 +219,40 @@ long dazukofs_probe(struct file *in, struct file *out)
 	return splice_copy_file_range(in, 0, out, 0, 1);
 }
 #endif
+
+#ifdef PROBE_GETATTR_NOSEC
+/* v6.7 "fs: Add AT_GETATTR_NOSEC" */
+int dazukofs_probe(const struct path *path, struct kstat *stat);
+int dazukofs_probe(const struct path *path, struct kstat *stat)
+{
+	return vfs_getattr_nosec(path, stat, STATX_BASIC_STATS,
+				 AT_GETATTR_NOSEC);
+}
+#endif
+
+#ifdef PROBE_FMODE_FSNOTIFY_NONE
+/* v6.14 "fsnotify: opt-in for permission events at file open time" */
+bool dazukofs_probe(const struct file *file);
+bool dazukofs_probe(const struct file *file)
+{
+	return FMODE_FSNOTIFY_NONE(file->f_mode);
+}
+#endif
+
+#ifdef PROBE_FSNOTIFY_GROUP_NOFS
+/* 6.1: a group asks for a reclaim-safe lock; gone by 6.12, where all are */
+struct fsnotify_group *dazukofs_probe(const struct fsnotify_ops *ops);
+struct fsnotify_group *dazukofs_probe(const struct fsnotify_ops *ops)
+{
+	return fsnotify_alloc_group(ops, FSNOTIFY_GROUP_NOFS);
+}
+#endif
+
+#ifdef PROBE_IOCB_DIO_CALLER_COMP
+/* v6.6 "fs: add IOCB flags related to passing back dio completions" */
+bool dazukofs_probe(const struct kiocb *iocb);
+bool dazukofs_probe(const struct kiocb *iocb)
+{
+	return iocb->ki_flags & IOCB_DIO_CALLER_COMP;
+}
+#endif
