@@ -99,20 +99,17 @@ int ctl_lib_fail(const struct ctl *ctl, const char *group)
 int ctl_number(const char *opt, const char *s, unsigned long min,
 	       unsigned long max, unsigned long *out)
 {
-	unsigned long v;
-	char *end;
+	uint64_t v;
 
 	if (!s) {
 		ctl_err("%s needs a value (see --help)", opt);
 		return -1;
 	}
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (!*s || *end || errno || s[0] == '-' || v < min || v > max) {
+	if (dazukofs_parse_uint(s, max, &v) || v < min) {
 		ctl_err("%s: '%s' is not a number from %lu to %lu", opt, s, min, max);
 		return -1;
 	}
-	*out = v;
+	*out = (unsigned long)v;
 	return 0;
 }
 

@@ -112,6 +112,13 @@ void dazukofs_set_paths(const struct dazukofs_paths *paths);
 /* DAZUKOFS_ALLOW's or DAZUKOFS_DENY's name, "allow" or "deny" (anything else: "allow"). */
 const char *dazukofs_action_name(int action);
 
+/*
+ * The number a string of decimal digits writes, if at most max: the rule
+ * for every number the module, its tools and configs read.  No sign, blank
+ * or prefix.  -1/EINVAL if s is not such a string, -1/ERANGE if too large.
+ */
+int dazukofs_parse_uint(const char *s, uint64_t max, uint64_t *out);
+
 /* Groups */
 /* 1 if name is a group name: 1 to 64 of A-Z a-z 0-9 _ -; else 0. */
 int dazukofs_group_name_valid(const char *name);

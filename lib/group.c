@@ -276,20 +276,28 @@ static int dz_group_attr(const char *what, const char *name, const char *attr,
 	return 0;
 }
 
+/* @buf, read from the group's @attr, as a number up to @max; else EIO. */
+static int dz_attr_uint(const char *what, const char *name, const char *attr,
+			const char *buf, uint64_t max, uint64_t *out)
+{
+	char path[DZ_PATH_MAX];
+
+	if (!dazukofs_parse_uint(buf, max, out))
+		return 0;
+	dz_path(path, sizeof(path), DZ_CONFIGFS, "/%s/%s", name, attr);
+	dz_fail_plain(EIO, "%s: %s holds '%s', not a number up to %" PRIu64,
+		      what, path, buf, max);
+	return -1;
+}
+
 static int dz_group_uint(const char *what, const char *name, const char *attr,
 			 uint64_t max, uint64_t *out)
 {
-	char buf[32], path[DZ_PATH_MAX];
+	char buf[32];
 
 	if (dz_group_attr(what, name, attr, buf, sizeof(buf)))
 		return -1;
-	if (dz_parse_u64(buf, out) || *out > max) {
-		dz_path(path, sizeof(path), DZ_CONFIGFS, "/%s/%s", name, attr);
-		dz_fail_plain(EIO, "%s: %s holds '%s', not a number up to %" PRIu64,
-			      what, path, buf, max);
-		return -1;
-	}
-	return 0;
+	return dz_attr_uint(what, name, attr, buf, max, out);
 }
 
 /* Whether the group directory exists: turns ENOENT on an attribute into "no such group". */
@@ -518,13 +526,10 @@ static int dz_get_uint_attr(const char *name, const char *attr, unsigned int max
 	char buf[32];
 	uint64_t v;
 
-	if (dazukofs_group_get_attr(name, attr, buf, sizeof(buf)))
+	if (dazukofs_group_get_attr(name, attr, buf, sizeof(buf)) ||
+	    dz_attr_uint("cannot read a group attribute", name, attr, buf, max,
+			 &v))
 		return -1;
-	if (dz_parse_u64(buf, &v) || v > max) {
-		dz_fail_plain(EIO, "cannot read %s of group '%.80s': '%s' is not a number up to %u",
-			      attr, name, buf, max);
-		return -1;
-	}
 	*value = (unsigned int)v;
 	return 0;
 }

@@ -40,8 +40,6 @@ int dz_check_name(const char *what, const char *name);
  * trailing newline removed.  Returns 0, or -1 with errno set (no message).
  */
 int dz_read_attr(const char *path, char *buf, size_t size);
-/* Parse an unsigned decimal number (the whole string). 0 or -1 (EINVAL). */
-int dz_parse_u64(const char *s, uint64_t *out);
 
 /* The group's id, from configfs. -1 with errno and message on failure. */
 int dz_group_id(const char *what, const char *name);

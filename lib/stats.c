@@ -70,7 +70,7 @@ DZ_EXPORT int dazukofs_get_stats(const char *group, struct dazukofs_stats *stats
 			dz_fail(errno, "%s: read %s", what, path);
 			return -1;
 		}
-		if (dz_parse_u64(buf, &v)) {
+		if (dazukofs_parse_uint(buf, UINT64_MAX, &v)) {
 			dz_fail_plain(EIO, "%s: %s holds '%s', not a number", what,
 				      path, buf);
 			return -1;
@@ -86,7 +86,7 @@ DZ_EXPORT int dazukofs_get_stats(const char *group, struct dazukofs_stats *stats
 			dz_fail(errno, "%s: read %s", what, path);
 			return -1;
 		}
-		if (dz_parse_u64(buf, &v) || v > 1) {
+		if (dazukofs_parse_uint(buf, 1, &v)) {
 			dz_fail_plain(EIO, "%s: %s holds '%s', not 0 or 1", what,
 				      path, buf);
 			return -1;
@@ -146,7 +146,7 @@ DZ_EXPORT int dazukofs_get_cache_stats(const char *group,
 				dz_fail(errno, "%s: read %s", what, path);
 			return -1;
 		}
-		if (dz_parse_u64(buf, &v)) {
+		if (dazukofs_parse_uint(buf, UINT64_MAX, &v)) {
 			dz_fail_plain(EIO, "%s: %s holds '%s', not a number", what,
 				      path, buf);
 			return -1;

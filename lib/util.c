@@ -39,11 +39,15 @@ int dz_read_attr(const char *path, char *buf, size_t size)
 	return 0;
 }
 
-int dz_parse_u64(const char *s, uint64_t *out)
+/*
+ * Digits only: no sign, blank or base prefix, which strtoull() would take
+ * (" 5", "+5", and "-1" as the largest number).
+ */
+DZ_EXPORT int dazukofs_parse_uint(const char *s, uint64_t max, uint64_t *out)
 {
 	uint64_t v = 0;
 
-	if (!*s)
+	if (!s || !*s)
 		goto bad;
 	for (; *s; s++) {
 		unsigned int d;
@@ -52,11 +56,16 @@ int dz_parse_u64(const char *s, uint64_t *out)
 			goto bad;
 		d = (unsigned int)(*s - '0');
 		if (v > (UINT64_MAX - d) / 10)
-			goto bad;
+			goto range;
 		v = v * 10 + d;
 	}
+	if (v > max)
+		goto range;
 	*out = v;
 	return 0;
+range:
+	errno = ERANGE;
+	return -1;
 bad:
 	errno = EINVAL;
 	return -1;

@@ -11,6 +11,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include <dazukofs.h>
+
 #include "app/clamdconf.h"
 #include "config/config.h"
 #include "log/log.h"
@@ -253,7 +255,7 @@ void clamdconf_import_stream(FILE *f, const char *path, FILE *out, FILE *notes)
 	struct import_state st = { 0 };
 	unsigned int lineno = 0;
 	size_t cap = 0;
-	unsigned long long t;
+	uint64_t t;
 
 	fprintf(out, "# dazuko-clamscan settings from %s (clamscan.conf(5));\n"
 		"# each line names the clamd option it comes from.\n", path);
@@ -293,7 +295,7 @@ void clamdconf_import_stream(FILE *f, const char *path, FILE *out, FILE *notes)
 	 * timeout_ms, is kept instead.
 	 */
 	if (*st.scan_time) {
-		if (st.mounts || (!config_parse_uint(st.scan_time, UINT32_MAX, &t) &&
+		if (st.mounts || (!dazukofs_parse_uint(st.scan_time, UINT32_MAX, &t) &&
 				  t && t <= CONFIG_DEFAULT_TIMEOUT_MS))
 			emit(out, notes, st.scan_time_where, "MaxScanTime", "max_scan_time",
 			     st.scan_time);

@@ -114,22 +114,6 @@ void config_free(struct config *cfg)
 	memset(cfg, 0, sizeof(*cfg));
 }
 
-int config_parse_uint(const char *s, unsigned long long max,
-		      unsigned long long *out)
-{
-	unsigned long long v;
-	char *end;
-
-	if (!*s || !isdigit((unsigned char)*s))
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end || v > max)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 /* "123", "64K", "100M", "2G" (powers of 1024). */
 int config_parse_size(const char *s, uint64_t *out)
 {
@@ -187,7 +171,7 @@ int config_parse_hostport(const char *s, char *host, size_t hostlen,
 {
 	const char *colon, *h = s;
 	size_t hn;
-	unsigned long long p;
+	uint64_t p;
 
 	if (*s == '[') {
 		const char *close = strchr(s, ']');
@@ -204,7 +188,7 @@ int config_parse_hostport(const char *s, char *host, size_t hostlen,
 			return -1;
 		hn = (size_t)(colon - s);
 	}
-	if (!hn || hn >= hostlen || config_parse_uint(colon + 1, 65535, &p) || !p ||
+	if (!hn || hn >= hostlen || dazukofs_parse_uint(colon + 1, 65535, &p) || !p ||
 	    strlen(colon + 1) >= portlen)
 		return -1;
 	for (size_t i = 0; i < hn; i++)
@@ -341,9 +325,9 @@ static int set_group(struct config *cfg, const char *value, char *err, size_t er
 static int set_exclude_uid(struct config *cfg, const char *value, char *err,
 			   size_t errlen)
 {
-	unsigned long long u;
+	uint64_t u;
 
-	if (config_parse_uint(value, (uid_t)-2, &u))
+	if (dazukofs_parse_uint(value, (uid_t)-2, &u))
 		FAIL("exclude_uid: '%s' is not a uid (a number from 0 to %u)", value,
 		     (unsigned int)(uid_t)-2);
 	uid_add(&cfg->exclude_uids, (uid_t)u);
@@ -815,7 +799,7 @@ static void join_names(const char *const *names, char *buf, size_t len)
 static int apply(struct config *cfg, const struct setting *s, const char *value,
 		 const char *where, char *err, size_t errlen)
 {
-	unsigned long long u;
+	uint64_t u;
 	uint64_t size;
 	char names[128];
 	size_t i;
@@ -828,7 +812,7 @@ static int apply(struct config *cfg, const struct setting *s, const char *value,
 		break;
 	case KIND_UINT:
 	case KIND_COUNT:
-		if (config_parse_uint(value, s->max, &u) || u < s->min)
+		if (dazukofs_parse_uint(value, s->max, &u) || u < s->min)
 			FAIL("%s: '%s' is not %s from %llu%s%s%s to %llu", s->key, value,
 			     s->what ? s->what : "a number", s->min,
 			     s->zero ? " (" : "", s->zero ? s->zero : "",

@@ -190,8 +190,6 @@ void config_usage(FILE *out, const char *prog);
 
 /* Parsers, for the tests. */
 int config_parse_size(const char *s, uint64_t *out);
-int config_parse_uint(const char *s, unsigned long long max,
-		      unsigned long long *out);
 int config_parse_bool(const char *s, int *out);
 /*
  * "host:port" or "[v6addr]:port": host (brackets stripped) into host,

@@ -130,6 +130,10 @@ run 2 group add g --record=0;	oneline
 run 2 group add g --record;	oneline; expect err "needs a value"
 run 2 group add g --busy-poll 1001; oneline; expect err "'1001' is not a number from 0 to 1000"
 run 2 group add g --busy-poll=-1; oneline
+# the library's one number rule (dazukofs_parse_uint): digits only
+run 2 group add g --timeout +5;	oneline; expect err "'[+]5' is not a number from 0 to"
+run 2 group add g --timeout ' 5'; oneline; expect err "' 5' is not a number from 0 to"
+run 2 group add g --timeout 0x10; oneline
 run 2 group add g --busy-poll;	oneline; expect err "needs a value"
 run 2 group add g h;		oneline
 run 2 group del;		oneline

@@ -253,6 +253,36 @@ static void test_shared_rules(void **state)
 	assert_int_equal(errno, ERANGE);
 }
 
+/* The one number rule: digits only, up to max. */
+static void test_parse_uint(void **state)
+{
+	static const char *const not_numbers[] = {
+		"", " 5", "5 ", "+5", "-1", "0x10", "1e3", "5\n", "1.0", "\xd9\xa3",
+	};
+	uint64_t v = 7;
+
+	(void)state;
+	assert_int_equal(dazukofs_parse_uint("0", 0, &v), 0);
+	assert_int_equal(v, 0);
+	assert_int_equal(dazukofs_parse_uint("000600000", 600000, &v), 0);
+	assert_int_equal(v, 600000);
+	assert_int_equal(dazukofs_parse_uint("18446744073709551615", UINT64_MAX, &v), 0);
+	assert_true(v == UINT64_MAX);
+	v = 7;
+	assert_int_equal(dazukofs_parse_uint("18446744073709551616", UINT64_MAX, &v), -1);
+	assert_int_equal(errno, ERANGE);
+	assert_int_equal(dazukofs_parse_uint("600001", 600000, &v), -1);
+	assert_int_equal(errno, ERANGE);
+	for (size_t i = 0; i < sizeof(not_numbers) / sizeof(not_numbers[0]); i++) {
+		errno = 0;
+		assert_int_equal(dazukofs_parse_uint(not_numbers[i], UINT64_MAX, &v), -1);
+		assert_int_equal(errno, EINVAL);
+	}
+	assert_int_equal(dazukofs_parse_uint(NULL, 1, &v), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(v, 7);
+}
+
 /* Every attribute it sets, read back; any attribute by name, checked. */
 static void test_getters_and_attrs(void **state)
 {
@@ -1302,6 +1332,7 @@ int main(void)
 		T(test_flush),
 		T(test_getters_and_attrs),
 		T(test_shared_rules),
+		T(test_parse_uint),
 		T(test_cache_stats),
 		T(test_info_list),
 		T(test_info_errors),

@@ -193,6 +193,8 @@ static void test_bad_lines(void **state)
 		{ "timeout_ms = 86400001\n", ":1:", "timeout_ms" },
 		{ "grace_ms = 600001\n", ":1:", "grace_ms: '600001' is not a number from 0 to 600000" },
 		{ "grace_ms = -1\n", ":1:", "grace_ms" },
+		{ "grace_ms = +5\n", ":1:", "grace_ms: '+5' is not a number" },
+		{ "workers = 0x4\n", ":1:", "workers: '0x4' is not" },
 		{ "events =  ,\n", ":1:", "events: ',' is not a list of open, exec and close_write" },
 		{ "events = open write\n", ":1:", "events: 'open write'" },
 		{ "events = open_exec\n", ":1:", "events" },
