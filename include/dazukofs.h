@@ -257,6 +257,12 @@ int dazukofs_return_access(dazukofs_handle_t handle,
 int dazukofs_return_access_flags(dazukofs_handle_t handle,
 				 struct dazukofs_access *acc,
 				 unsigned int flags);
+/*
+ * The path of an open fd (from /proc/self/fd), NUL-terminated; returns its
+ * length.  -1/ERANGE if it does not fit (buf holds ""), else readlink's
+ * errno.  Sets no message for dazukofs_strerror().
+ */
+int dazukofs_fd_path(int fd, char *buf, size_t size);
 /* The path of the accessed file (from its fd); returns its length. */
 int dazukofs_get_filename(const struct dazukofs_access *acc, char *buf,
 			  size_t size);

@@ -605,32 +605,48 @@ DZ_EXPORT int dazukofs_return_accesses(dazukofs_handle_t handle,
 	return 0;
 }
 
-DZ_EXPORT int dazukofs_get_filename(const struct dazukofs_access *acc,
-				    char *buf, size_t size)
+DZ_EXPORT int dazukofs_fd_path(int fd, char *buf, size_t size)
 {
 	char link[64];
 	ssize_t n;
+
+	if (!buf || size == 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	buf[0] = '\0';
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, buf, size);
+	if (n < 0)
+		return -1;
+	/* readlink() truncates silently: a full buffer may be a cut path */
+	if ((size_t)n >= size) {
+		buf[0] = '\0';
+		errno = ERANGE;
+		return -1;
+	}
+	buf[n] = '\0';
+	return (int)n;
+}
+
+DZ_EXPORT int dazukofs_get_filename(const struct dazukofs_access *acc,
+				    char *buf, size_t size)
+{
+	int n;
 
 	if (!acc || !buf || size == 0) {
 		dz_fail_plain(EINVAL, "cannot get a file name: no event or no buffer");
 		return -1;
 	}
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", acc->fd);
-	n = readlink(link, buf, size);
-	if (n < 0) {
-		dz_fail(errno, "cannot get the file name of event %lu: readlink %s",
-			acc->id, link);
-		return -1;
-	}
-	if ((size_t)n >= size) {
+	n = dazukofs_fd_path(acc->fd, buf, size);
+	if (n < 0 && errno == ERANGE)
 		dz_fail_plain(ERANGE,
 			      "cannot get the file name of event %lu: it does not fit in %zu bytes",
 			      acc->id, size);
-		buf[0] = '\0';
-		return -1;
-	}
-	buf[n] = '\0';
-	return (int)n;
+	else if (n < 0)
+		dz_fail(errno, "cannot get the file name of event %lu: readlink /proc/self/fd/%d",
+			acc->id, acc->fd);
+	return n;
 }
 
 DZ_EXPORT int dazukofs_close(dazukofs_handle_t handle)

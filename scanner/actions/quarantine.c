@@ -20,6 +20,7 @@
 #include <linux/openat2.h>
 
 #include "actions/quarantine.h"
+#include "util/file_version.h"
 #include "util/jsonw.h"
 
 #define COPY_CHUNK (128 * 1024)
@@ -245,11 +246,7 @@ static int same_file(int dfd, const struct stat *now, const struct stat *st)
 
 	if (now->st_dev == st->st_dev)
 		return now->st_ino == st->st_ino;
-	return now->st_ino == st->st_ino && now->st_size == st->st_size &&
-	       now->st_mtim.tv_sec == st->st_mtim.tv_sec &&
-	       now->st_mtim.tv_nsec == st->st_mtim.tv_nsec &&
-	       now->st_ctim.tv_sec == st->st_ctim.tv_sec &&
-	       now->st_ctim.tv_nsec == st->st_ctim.tv_nsec &&
+	return now->st_ino == st->st_ino && stat_same_times(now, st) &&
 	       !fstatfs(dfd, &sfs) && sfs.f_type == DAZUKOFS_SUPER_MAGIC;
 }
 

@@ -112,10 +112,10 @@ static void full_stats(struct app *app, char *out, size_t outlen)
 
 	current_stats(app, line, &cs);
 	/* on the one statistics line: scripts read its last occurrence */
-	if (app->sc.virusevent) {
+	if (app->sc.detection) {
 		uint64_t run, dropped, timeouts, quarantined, quarantine_failed, skipped;
 
-		virusevent_counts(app->sc.virusevent, &run, &dropped, &timeouts,
+		detection_actions_counts(app->sc.detection, &run, &dropped, &timeouts,
 				  &quarantined, &quarantine_failed, &skipped);
 		snprintf(ve, sizeof(ve), " virus_event_run=%" PRIu64 " virus_event_dropped=%" PRIu64
 			 " virus_event_timeouts=%" PRIu64
@@ -698,8 +698,8 @@ int main(int argc, char **argv)
 		 app.cfg.alert_encrypted ? "yes" : "no");
 
 	if (app.cfg.virus_event.n || app.cfg.quarantine != QUARANTINE_NO) {
-		app.sc.virusevent = virusevent_start(&app.cfg, err, sizeof(err));
-		if (!app.sc.virusevent) {
+		app.sc.detection = detection_actions_start(&app.cfg, err, sizeof(err));
+		if (!app.sc.detection) {
 			log_error("%s", err);
 			goto out_source;
 		}
@@ -784,7 +784,7 @@ out_source:
 	if (source_open)
 		app.source.ops->close(&app.source);
 	/* after the workers: nothing queues any more */
-	virusevent_stop(app.sc.virusevent);
+	detection_actions_stop(app.sc.detection);
 out_cache:
 	cache_destroy(&app.sc.cache);
 out:

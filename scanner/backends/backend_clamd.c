@@ -40,7 +40,7 @@
 #include "config/config.h"
 #include "log/log.h"
 #include "util/clock.h"
-#include "util/dbwatch.h"
+#include "util/db_fingerprint.h"
 
 /*
  * Messages may be cut to their buffers; the socket path fits (config.c

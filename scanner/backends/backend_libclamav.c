@@ -4,7 +4,7 @@
  * scanning while a reload compiles the next.  It owns the signatures'
  * reload and the database directory's fingerprint: a reload of a
  * directory that did not change since the engine in use began to load
- * loads nothing (dbwatch.h), unless forced.
+ * loads nothing (db_fingerprint.h), unless forced.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -15,7 +15,7 @@
 #include "backends/engine.h"
 #include "config/config.h"
 #include "log/log.h"
-#include "util/dbwatch.h"
+#include "util/db_fingerprint.h"
 
 struct lc_backend {
 	const struct config *cfg;

@@ -103,7 +103,7 @@ struct config {
 	int exclude_root;
 	struct str_list exclude_exes;
 	/*
-	 * Run on a detection (virusevent.h): the program's absolute path
+	 * Run on a detection (detection.h): the program's absolute path
 	 * and fixed arguments, split on blanks, never given to a shell; the
 	 * detection is in the environment.  n 0: none.
 	 */

@@ -19,7 +19,7 @@
 #include "core/opener.h"
 #include "core/worker.h"
 #include "log/log.h"
-#include "util/stable.h"
+#include "util/cacheable.h"
 
 /* What a decision found: what its observers are told. */
 enum finding {
@@ -162,7 +162,7 @@ static void decide(struct scanner *sc, int fd, struct event_path *path,
 	struct stat st;
 	uint64_t gen;
 
-	stable_clock(&clock_before);
+	cacheable_clock(&clock_before);
 	if (fstat(fd, &st)) {
 		/* before the path is resolved, which may set errno */
 		snprintf(d->ans.sig, sizeof(d->ans.sig), "%s", strerror(errno));
@@ -218,7 +218,7 @@ static void decide(struct scanner *sc, int fd, struct event_path *path,
 	if (cfg->cache_size && !kernel_remembers(sc)) {
 		cache_key_from_stat(&key, &st);
 		if (cache_lookup(&sc->cache, &key)) {
-			if (stable_no_writer(fd)) {
+			if (cacheable_no_writer(fd)) {
 				d->found = FOUND_CACHED;
 				return;
 			}
@@ -226,7 +226,7 @@ static void decide(struct scanner *sc, int fd, struct event_path *path,
 				       "%s: cached, but open for writing: scanning",
 				       event_path_name(path));
 		}
-		cacheable = stable_before_scan(fd, &st, &clock_before);
+		cacheable = cacheable_before_scan(fd, &st, &clock_before);
 	}
 
 	gen = cache_generation(&sc->cache);
@@ -238,7 +238,7 @@ static void decide(struct scanner *sc, int fd, struct event_path *path,
 		remember = NULL;
 	}
 	/* only a complete clean answer is remembered */
-	if (cacheable && stable_after_scan(fd, &st))
+	if (cacheable && cacheable_after_scan(fd, &st))
 		cache_insert(&sc->cache, &key, gen);
 	/*
 	 * Not if new signatures came during the scan; the kernel checks
@@ -285,8 +285,8 @@ static void detected(struct scanner *sc, int fd, struct event_path *path,
 	scanner_read_comm(pid, comm, sizeof(comm));
 	log_detection(event_path_name(path), &lo, sig, action, server);
 	live_detection(&sc->live, event_path_name(path), pid, comm, sig, action);
-	if (sc->virusevent)
-		virusevent_queue(sc->virusevent, fd, event_path_name(path), sig, pid, action);
+	if (sc->detection)
+		detection_actions_queue(sc->detection, fd, event_path_name(path), sig, pid, action);
 }
 
 /*

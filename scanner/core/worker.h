@@ -8,12 +8,12 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "actions/virusevent.h"
+#include "actions/detection.h"
 #include "backends/backend.h"
 #include "config/config.h"
 #include "core/cache.h"
 #include "core/opener.h"
-#include "log/live.h"
+#include "log/live_status.h"
 #include "log/stats.h"
 #include "sources/source.h"
 #include "util/clock.h"
@@ -24,7 +24,7 @@ struct scanner {
 	struct backend backend;		/* who scans */
 	struct cache cache;
 	struct stats stats;
-	struct virusevent *virusevent;	/* NULL: no virus_event command */
+	struct detection_actions *detection;	/* NULL: neither quarantine nor virus_event */
 	struct live live;		/* for status: detections, start time */
 	int stop_fd;			/* eventfd: readable once stopping */
 	int failed_fd;			/* eventfd: a worker gave up */

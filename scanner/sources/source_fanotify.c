@@ -33,6 +33,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <dazukofs.h>
+
 #include "log/log.h"
 #include "sources/source.h"
 
@@ -321,16 +323,8 @@ static int fan_next(struct source_worker *w, int stop_fd, struct source_event *e
 static int fan_path(struct source_worker *w, const struct source_event *ev,
 		    char *buf, size_t size)
 {
-	char link[64];
-	ssize_t n;
-
 	(void)w;
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", ev->fd);
-	n = readlink(link, buf, size - 1);
-	if (n < 0)
-		return -1;
-	buf[n] = 0;
-	return 0;
+	return dazukofs_fd_path(ev->fd, buf, size) < 0 ? -1 : 0;
 }
 
 static int fan_answer(struct source_worker *w, struct source_event *ev, char *err,

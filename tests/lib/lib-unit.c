@@ -253,6 +253,33 @@ static void test_shared_rules(void **state)
 	assert_int_equal(errno, ERANGE);
 }
 
+/* An fd's path: whole, or ERANGE and "" (never a cut path), or readlink's errno. */
+static void test_fd_path(void **state)
+{
+	char dir[] = "/tmp/lib-unit-fdpath.XXXXXX", path[4096], buf[4096];
+	int fd, n;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/a file", dir);
+	fd = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	n = dazukofs_fd_path(fd, buf, sizeof(buf));
+	assert_int_equal(n, (int)strlen(path));
+	assert_string_equal(buf, path);
+	assert_int_equal(dazukofs_fd_path(fd, buf, strlen(path)), -1);
+	assert_int_equal(errno, ERANGE);
+	assert_string_equal(buf, "");
+	assert_int_equal(dazukofs_fd_path(fd, buf, strlen(path) + 1), (int)strlen(path));
+	assert_int_equal(dazukofs_fd_path(-1, buf, sizeof(buf)), -1);
+	assert_int_equal(errno, ENOENT);
+	assert_int_equal(dazukofs_fd_path(fd, NULL, 1), -1);
+	assert_int_equal(errno, EINVAL);
+	close(fd);
+	unlink(path);
+	rmdir(dir);
+}
+
 /* The one number rule: digits only, up to max. */
 static void test_parse_uint(void **state)
 {
@@ -1333,6 +1360,7 @@ int main(void)
 		T(test_getters_and_attrs),
 		T(test_shared_rules),
 		T(test_parse_uint),
+		T(test_fd_path),
 		T(test_cache_stats),
 		T(test_info_list),
 		T(test_info_errors),

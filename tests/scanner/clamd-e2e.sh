@@ -497,7 +497,7 @@ localdb)
 	SOCK=$W/c1/sock
 	LOG=$W/localdb.log
 	# a fingerprint taken within a second of a file's change counts as
-	# changed at the first look (dbwatch.h): start once that is past, so
+	# changed at the first look (db_fingerprint.h): start once that is past, so
 	# that the only change the watcher sees is the test's
 	db_settled() {
 		[ $(( $(date +%s) - $(stat -c %Z "$W/db" "$W/db"/* | sort -n | tail -1) )) -ge 2 ]

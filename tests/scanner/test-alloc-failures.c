@@ -31,7 +31,7 @@
 #include "control/control.h"
 #include "control/status.h"
 #include "core/worker.h"
-#include "log/live.h"
+#include "log/live_status.h"
 #include "log/log.h"
 
 void *__libc_malloc(size_t n);

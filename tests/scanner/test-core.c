@@ -31,7 +31,7 @@
 #include "core/opener.h"
 #include "core/worker.h"
 #include "log/log.h"
-#include "util/stable.h"
+#include "util/cacheable.h"
 
 #define EICAR "X5O!P%@AP[4\\PZX54(P^)7CC)7}$EICAR-STANDARD-ANTIVIRUS-TEST-FILE!$H+H*"
 #define MARKER "DAZUKOFS-SCANNER-TEST-MARKER-41c7"
@@ -100,7 +100,7 @@ static char *settle(char *path)
 
 	assert_int_equal(stat(path, &st), 0);
 	limit = (long long)st.st_ctim.tv_sec * 1000000000LL + st.st_ctim.tv_nsec +
-		stable_granularity_ns(&st);
+		cacheable_granularity_ns(&st);
 	for (int i = 0; i < 4000; i++) {	/* at most 4 s */
 		clock_gettime(CLOCK_REALTIME_COARSE, &now);
 		if ((long long)now.tv_sec * 1000000000LL + now.tv_nsec > limit)
@@ -761,12 +761,12 @@ static void test_racy_rule(void **state)
 		snprintf(path, sizeof(path), "%s", make_file("rule", "just changed\n"));
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		assert_true(fd >= 0);
-		stable_clock(&now);
+		cacheable_clock(&now);
 		assert_int_equal(fstat(fd, &st), 0);
 		/* no tick passed between the change and the clock read */
-		if (ns_of_ts(&st.st_ctim) + stable_granularity_ns(&st) > ns_of_ts(&now)) {
+		if (ns_of_ts(&st.st_ctim) + cacheable_granularity_ns(&st) > ns_of_ts(&now)) {
 			tried = 1;
-			assert_false(stable_before_scan(fd, &st, &now));
+			assert_false(cacheable_before_scan(fd, &st, &now));
 		}
 		close(fd);
 	}
@@ -774,9 +774,9 @@ static void test_racy_rule(void **state)
 	settle(path);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	assert_true(fd >= 0);
-	stable_clock(&now);
+	cacheable_clock(&now);
 	assert_int_equal(fstat(fd, &st), 0);
-	assert_true(stable_before_scan(fd, &st, &now));
+	assert_true(cacheable_before_scan(fd, &st, &now));
 	close(fd);
 }
 

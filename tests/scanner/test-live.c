@@ -19,7 +19,7 @@
 
 #include "control/status.h"
 #include "core/worker.h"
-#include "log/live.h"
+#include "log/live_status.h"
 
 static void test_slot_scanning_then_idle(void **state)
 {

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The scanner's live state (see live.h). */
+/* The scanner's live state (see live_status.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "log/live.h"
+#include <dazukofs.h>
+
+#include "log/live_status.h"
 
 void slot_init(struct worker_slot *s)
 {
@@ -60,9 +62,6 @@ void slot_end(struct worker_slot *s)
 
 void slot_read(struct worker_slot *s, struct slot_view *v)
 {
-	char link[64];
-	ssize_t n;
-
 	memset(v, 0, sizeof(*v));
 	pthread_mutex_lock(&s->lock);
 	/* under the lock: the worker closes the fd only after slot_end() */
@@ -70,9 +69,7 @@ void slot_read(struct worker_slot *s, struct slot_view *v)
 		v->busy = 1;
 		v->pid = s->pid;
 		v->since_us = s->since_us;
-		snprintf(link, sizeof(link), "/proc/self/fd/%d", s->fd);
-		n = readlink(link, v->path, sizeof(v->path) - 1);
-		v->path[n > 0 ? n : 0] = 0;
+		dazukofs_fd_path(s->fd, v->path, sizeof(v->path));
 	}
 	memcpy(v->hot, s->hot, sizeof(v->hot));
 	pthread_mutex_unlock(&s->lock);

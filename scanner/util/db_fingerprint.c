@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The signature directory's fingerprint (dbwatch.h). */
+/* The signature directory's fingerprint (db_fingerprint.h). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -9,7 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "util/dbwatch.h"
+#include "util/db_fingerprint.h"
 
 /* A changed file's new times may equal the old ones within this. */
 #define RACY_NS 1000000000LL

@@ -5,8 +5,8 @@
  * detections.  The scan path only writes its own worker's slot, under
  * that slot's mutex, which nothing but a status request ever contends on.
  */
-#ifndef SCANNER_LIVE_H
-#define SCANNER_LIVE_H
+#ifndef SCANNER_LIVE_STATUS_H
+#define SCANNER_LIVE_STATUS_H
 
 #include <limits.h>
 #include <pthread.h>

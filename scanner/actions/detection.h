@@ -11,8 +11,8 @@
  * DAZUKOFS_QUARANTINE_ID (empty if the file was not quarantined).  A worker only
  * queues the detection: the verdict never waits for the command.
  */
-#ifndef SCANNER_VIRUSEVENT_H
-#define SCANNER_VIRUSEVENT_H
+#ifndef SCANNER_DETECTION_H
+#define SCANNER_DETECTION_H
 
 #include <stdatomic.h>
 #include <stdint.h>
@@ -20,14 +20,14 @@
 
 #include "config/config.h"
 
-struct virusevent;
+struct detection_actions;
 
 /*
  * Start cfg->virus_event_max runner threads: that many commands run at
  * once, at most; open (create) the quarantine directory if
  * cfg->quarantine.  NULL with a message in err.
  */
-struct virusevent *virusevent_start(const struct config *cfg, char *err,
+struct detection_actions *detection_actions_start(const struct config *cfg, char *err,
 				    size_t errlen);
 /*
  * Queue one detection (copied; fd, the detected file, is dup'ed for the
@@ -35,14 +35,14 @@ struct virusevent *virusevent_start(const struct config *cfg, char *err,
  * detection's command is not run and the file not quarantined, and that
  * is logged and counted.
  */
-void virusevent_queue(struct virusevent *ve, int fd, const char *path,
+void detection_actions_queue(struct detection_actions *ve, int fd, const char *path,
 		      const char *signature, pid_t pid, const char *action);
 /*
  * Commands run, detections whose actions were dropped (queue full),
  * commands killed for outlasting virus_event_timeout, files quarantined,
  * quarantines that failed, and those skipped for the quarantine's limits.
  */
-void virusevent_counts(struct virusevent *ve, uint64_t *run, uint64_t *dropped,
+void detection_actions_counts(struct detection_actions *ve, uint64_t *run, uint64_t *dropped,
 		       uint64_t *timeouts, uint64_t *quarantined,
 		       uint64_t *quarantine_failed, uint64_t *quarantine_skipped);
 /*
@@ -50,6 +50,6 @@ void virusevent_counts(struct virusevent *ve, uint64_t *run, uint64_t *dropped,
  * groups get SIGTERM and, if still there 2 s later, SIGKILL; the threads
  * are joined.  NULL is fine.
  */
-void virusevent_stop(struct virusevent *ve);
+void detection_actions_stop(struct detection_actions *ve);
 
 #endif

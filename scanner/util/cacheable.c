@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Whether a verdict may be cached and reused (see stable.h). */
+/* Whether a verdict may be cached and reused (see cacheable.h). */
 #include <fcntl.h>
 #include <linux/magic.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 
-#include "util/stable.h"
+#include "util/cacheable.h"
+#include "util/file_version.h"
 
 #define NSEC_PER_SEC 1000000000LL
 
@@ -32,7 +33,7 @@ static int local_fs(int fd)
 	return 0;
 }
 
-int stable_no_writer(int fd)
+int cacheable_no_writer(int fd)
 {
 	/*
 	 * A read lease is refused (EAGAIN) while the inode is open for
@@ -46,7 +47,7 @@ int stable_no_writer(int fd)
 	return 1;
 }
 
-void stable_clock(struct timespec *now)
+void cacheable_clock(struct timespec *now)
 {
 	clock_gettime(CLOCK_REALTIME_COARSE, now);
 }
@@ -70,7 +71,7 @@ static long long granularity_of(const struct timespec *t)
 	return g;
 }
 
-long long stable_granularity_ns(const struct stat *st)
+long long cacheable_granularity_ns(const struct stat *st)
 {
 	return granularity_of(&st->st_ctim);
 }
@@ -80,9 +81,9 @@ static long long ns_of(const struct timespec *t)
 	return (long long)t->tv_sec * NSEC_PER_SEC + t->tv_nsec;
 }
 
-int stable_before_scan(int fd, const struct stat *st, const struct timespec *now)
+int cacheable_before_scan(int fd, const struct stat *st, const struct timespec *now)
 {
-	long long limit = ns_of(now) - stable_granularity_ns(st);
+	long long limit = ns_of(now) - cacheable_granularity_ns(st);
 
 	/*
 	 * Every change sets ctime (mtime is the user's to set) to the coarse
@@ -92,21 +93,16 @@ int stable_before_scan(int fd, const struct stat *st, const struct timespec *now
 	 */
 	if (ns_of(&st->st_ctim) >= limit)
 		return 0;
-	return local_fs(fd) && stable_no_writer(fd);
+	return local_fs(fd) && cacheable_no_writer(fd);
 }
 
-int stable_after_scan(int fd, const struct stat *st)
+int cacheable_after_scan(int fd, const struct stat *st)
 {
 	struct stat now;
 
 	if (fstat(fd, &now))
 		return 0;
-	if (now.st_dev != st->st_dev || now.st_ino != st->st_ino ||
-	    now.st_size != st->st_size ||
-	    now.st_mtim.tv_sec != st->st_mtim.tv_sec ||
-	    now.st_mtim.tv_nsec != st->st_mtim.tv_nsec ||
-	    now.st_ctim.tv_sec != st->st_ctim.tv_sec ||
-	    now.st_ctim.tv_nsec != st->st_ctim.tv_nsec)
+	if (!stat_same_version(&now, st))
 		return 0;
-	return stable_no_writer(fd);
+	return cacheable_no_writer(fd);
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Actions on a detection (virusevent.h): a bounded queue filled by the
+ * Actions on a detection (detection.h): a bounded queue filled by the
  * workers and virus_event_max runner threads, each quarantining one file
  * and running one command at a time with posix_spawn() and waiting for
  * it, so that the number of commands at once is bounded by the threads,
@@ -26,10 +26,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "actions/detection.h"
 #include "actions/quarantine.h"
-#include "actions/virusevent.h"
 #include "log/log.h"
 #include "util/clock.h"
+#include "util/file_version.h"
 
 #define VE_QUEUE_MAX 256
 /* Files quarantined lately, not copied again for every open. */
@@ -47,12 +48,12 @@ struct ve_item {
 };
 
 struct ve_runner {
-	struct virusevent *ve;
+	struct detection_actions *ve;
 	pthread_t thread;
 	pid_t child;		/* running command, 0: none (under children) */
 };
 
-struct virusevent {
+struct detection_actions {
 	const struct config *cfg;
 	int quarantine_fd;	/* quarantine_dir, -1: no quarantine */
 	/* the queue: held by a worker only to copy a detection in */
@@ -73,10 +74,7 @@ struct virusevent {
 	struct quarantine_limits limits;
 	/* under lock: the file as it was quarantined, and its id */
 	struct {
-		dev_t dev;
-		ino_t ino;
-		off_t size;
-		struct timespec mtime, ctime;
+		struct stat st;
 		char id[QUARANTINE_ID_MAX];
 	} recent[VE_RECENT_MAX];
 	unsigned int nrecent, next_recent;
@@ -91,14 +89,9 @@ static char *env_entry(char *buf, size_t size, const char *name, const char *val
 	return buf;
 }
 
-static int same_version(const struct virusevent *ve, unsigned int i, const struct stat *st)
+static int same_version(const struct detection_actions *ve, unsigned int i, const struct stat *st)
 {
-	return ve->recent[i].dev == st->st_dev && ve->recent[i].ino == st->st_ino &&
-	       ve->recent[i].size == st->st_size &&
-	       ve->recent[i].mtime.tv_sec == st->st_mtim.tv_sec &&
-	       ve->recent[i].mtime.tv_nsec == st->st_mtim.tv_nsec &&
-	       ve->recent[i].ctime.tv_sec == st->st_ctim.tv_sec &&
-	       ve->recent[i].ctime.tv_nsec == st->st_ctim.tv_nsec;
+	return stat_same_version(&ve->recent[i].st, st);
 }
 
 /*
@@ -108,7 +101,7 @@ static int same_version(const struct virusevent *ve, unsigned int i, const struc
  * with the file now recorded as being copied.  A move is never skipped:
  * the file is still there to remove.
  */
-static int copy_mode_seen(struct virusevent *ve, const struct ve_item *it,
+static int copy_mode_seen(struct detection_actions *ve, const struct ve_item *it,
 			  enum quarantine_mode mode, char id[QUARANTINE_ID_MAX])
 {
 	struct stat st;
@@ -129,11 +122,7 @@ static int copy_mode_seen(struct virusevent *ve, const struct ve_item *it,
 	ve->next_recent = (ve->next_recent + 1) % VE_RECENT_MAX;
 	if (ve->nrecent < VE_RECENT_MAX)
 		ve->nrecent++;
-	ve->recent[slot].dev = st.st_dev;
-	ve->recent[slot].ino = st.st_ino;
-	ve->recent[slot].size = st.st_size;
-	ve->recent[slot].mtime = st.st_mtim;
-	ve->recent[slot].ctime = st.st_ctim;
+	ve->recent[slot].st = st;
 	ve->recent[slot].id[0] = '\0';
 	pthread_mutex_unlock(&ve->lock);
 	return 0;
@@ -143,7 +132,7 @@ static int copy_mode_seen(struct virusevent *ve, const struct ve_item *it,
  * The copy's id, for the next open of the same version; id NULL: the
  * copy failed, and the next open tries again.
  */
-static void copy_mode_done(struct virusevent *ve, const struct ve_item *it,
+static void copy_mode_done(struct detection_actions *ve, const struct ve_item *it,
 			   const char *id)
 {
 	struct stat st;
@@ -167,7 +156,7 @@ static void copy_mode_done(struct virusevent *ve, const struct ve_item *it,
  * file stays where it was: report only promises that nobody's files
  * change.
  */
-static void quarantine_one(struct virusevent *ve, const struct ve_item *it,
+static void quarantine_one(struct detection_actions *ve, const struct ve_item *it,
 			   char id[QUARANTINE_ID_MAX])
 {
 	enum quarantine_mode mode = ve->cfg->quarantine;
@@ -222,7 +211,7 @@ static long long now_ms(void)
  * killed then.  Returns waitpid()'s result; *timed_out says whether the
  * command was killed for its time.
  */
-static pid_t wait_bounded(struct virusevent *ve, pid_t child, int *status,
+static pid_t wait_bounded(struct detection_actions *ve, pid_t child, int *status,
 			  int *timed_out)
 {
 	long long deadline = now_ms() + ve->cfg->virus_event_timeout_ms;
@@ -267,7 +256,7 @@ static pid_t wait_bounded(struct virusevent *ve, pid_t child, int *status,
 
 static void run_one(struct ve_runner *r, const struct ve_item *it)
 {
-	struct virusevent *ve = r->ve;
+	struct detection_actions *ve = r->ve;
 	const struct str_list *argv_cfg = &ve->cfg->virus_event;
 	char e_file[PATH_MAX + 64], e_sig[VE_SIG_MAX + 64], e_pid[64], e_act[64];
 	char id[QUARANTINE_ID_MAX], e_qid[QUARANTINE_ID_MAX + 64];
@@ -359,7 +348,7 @@ out:
 static void *runner_main(void *arg)
 {
 	struct ve_runner *r = arg;
-	struct virusevent *ve = r->ve;
+	struct detection_actions *ve = r->ve;
 	struct ve_item *it = malloc(sizeof(*it));
 
 	if (!it) {
@@ -386,10 +375,10 @@ static void *runner_main(void *arg)
 	return NULL;
 }
 
-struct virusevent *virusevent_start(const struct config *cfg, char *err,
+struct detection_actions *detection_actions_start(const struct config *cfg, char *err,
 				    size_t errlen)
 {
-	struct virusevent *ve = calloc(1, sizeof(*ve));
+	struct detection_actions *ve = calloc(1, sizeof(*ve));
 	int rc;
 
 	if (!ve || !(ve->queue = calloc(VE_QUEUE_MAX, sizeof(*ve->queue))) ||
@@ -439,7 +428,7 @@ struct virusevent *virusevent_start(const struct config *cfg, char *err,
 				    &ve->runners[i]);
 		if (rc) {
 			snprintf(err, errlen, "virus_event: pthread_create: %s", strerror(rc));
-			virusevent_stop(ve);
+			detection_actions_stop(ve);
 			return NULL;
 		}
 		ve->nrunners++;
@@ -447,7 +436,7 @@ struct virusevent *virusevent_start(const struct config *cfg, char *err,
 	return ve;
 }
 
-void virusevent_queue(struct virusevent *ve, int fd, const char *path,
+void detection_actions_queue(struct detection_actions *ve, int fd, const char *path,
 		      const char *signature, pid_t pid, const char *action)
 {
 	struct ve_item *it;
@@ -490,7 +479,7 @@ void virusevent_queue(struct virusevent *ve, int fd, const char *path,
 	pthread_mutex_unlock(&ve->lock);
 }
 
-void virusevent_counts(struct virusevent *ve, uint64_t *run, uint64_t *dropped,
+void detection_actions_counts(struct detection_actions *ve, uint64_t *run, uint64_t *dropped,
 		       uint64_t *timeouts, uint64_t *quarantined,
 		       uint64_t *quarantine_failed, uint64_t *quarantine_skipped)
 {
@@ -502,7 +491,7 @@ void virusevent_counts(struct virusevent *ve, uint64_t *run, uint64_t *dropped,
 	*quarantine_failed = ve ? atomic_load(&ve->quarantine_failed) : 0;
 }
 
-void virusevent_stop(struct virusevent *ve)
+void detection_actions_stop(struct detection_actions *ve)
 {
 	if (!ve)
 		return;

@@ -17,28 +17,28 @@
  * and FUSE filesystems, overlayfs whose lower layers are written directly)
  * are not cached at all: only a list of local filesystems is.
  */
-#ifndef SCANNER_STABLE_H
-#define SCANNER_STABLE_H
+#ifndef SCANNER_CACHEABLE_H
+#define SCANNER_CACHEABLE_H
 
 #include <sys/stat.h>
 #include <time.h>
 
 /* 1 if nobody has the file open for writing (or mapped shared-writable). */
-int stable_no_writer(int fd);
+int cacheable_no_writer(int fd);
 
 /*
- * Before the fstat whose st stable_before_scan() judges: the coarse
+ * Before the fstat whose st cacheable_before_scan() judges: the coarse
  * clock, the one file timestamps come from.
  */
-void stable_clock(struct timespec *now);
+void cacheable_clock(struct timespec *now);
 
 /* 1 if a verdict from a scan of fd, starting now, may be cached. */
-int stable_before_scan(int fd, const struct stat *st, const struct timespec *now);
+int cacheable_before_scan(int fd, const struct stat *st, const struct timespec *now);
 
 /* After the scan: 1 if the file is still what st described, with no writer. */
-int stable_after_scan(int fd, const struct stat *st);
+int cacheable_after_scan(int fd, const struct stat *st);
 
 /* For the tests: the window within which a change may not show in st. */
-long long stable_granularity_ns(const struct stat *st);
+long long cacheable_granularity_ns(const struct stat *st);
 
 #endif
