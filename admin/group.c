@@ -31,46 +31,61 @@ struct group_setting {
 	unsigned long min, max;
 	const char *flag_value;	/* SET_FLAG: what is written */
 	/*
-	 * The module's own default: asked for by add, an older module
-	 * without the attribute has it anyway (no error).  NULL: none.
+	 * The module's own default, as the attribute reads (the UAPI
+	 * header's): --help shows it, and asked for by add, an older module
+	 * without the attribute has it anyway (no error).
 	 */
 	const char *module_default;
 	const char *help;
 };
 
+/* A default of the UAPI header, as its attribute reads: DZ_STR(DAZUKOFS_X_DEFAULT) */
+#define DZ_STR_(x) #x
+#define DZ_STR(x) DZ_STR_(x)
+#define DZ_ACTION_NAME(a) ((a) == DAZUKOFS_DENY ? DAZUKOFS_ACTION_NAME_DENY : \
+			   DAZUKOFS_ACTION_NAME_ALLOW)
+
 static const struct group_setting settings[] = {
-	{ "track", "track", SET_FLAG, NULL, 0, 0, "1", NULL,
-	  "crash-tracked (the default): a reader's events go to another\n"
-	  "reader when it dies, and with none left opens pass" },
-	{ "untracked", "track", SET_FLAG, NULL, 0, 0, "0", NULL,
+	{ "track", "track", SET_FLAG, NULL, 0, 0, "1", DZ_STR(DAZUKOFS_TRACK_DEFAULT),
+	  "crash-tracked: a reader's events go to another reader\n"
+	  "when it dies, and with none left opens pass" },
+	{ "untracked", "track", SET_FLAG, NULL, 0, 0, "0", DZ_STR(DAZUKOFS_TRACK_DEFAULT),
 	  "the 2009 behaviour: events wait for a reader, also those a\n"
 	  "reader that died held and those that come while it has none" },
-	{ "timeout", "timeout_ms", SET_UINT, "MS", 0, DAZUKOFS_TIMEOUT_MS_MAX, NULL, NULL,
+	{ "timeout", "timeout_ms", SET_UINT, "MS", 0, DAZUKOFS_TIMEOUT_MS_MAX, NULL,
+	  DZ_STR(DAZUKOFS_TIMEOUT_MS_DEFAULT),
 	  "how long an event may wait for the group's answer;\n"
-	  "0 (the default) waits for ever" },
-	{ "on-timeout", "timeout_action", SET_ACTION, "allow|deny", 0, 0, NULL, NULL,
-	  "the verdict when the timeout passes (default allow)" },
-	{ "grace", "grace_ms", SET_UINT, "MS", 0, DAZUKOFS_GRACE_MS_MAX, NULL, "0",
+	  "0 waits for ever" },
+	{ "on-timeout", "timeout_action", SET_ACTION, "allow|deny", 0, 0, NULL,
+	  DZ_ACTION_NAME(DAZUKOFS_TIMEOUT_ACTION_DEFAULT),
+	  "the verdict when the timeout passes" },
+	{ "grace", "grace_ms", SET_UINT, "MS", 0, DAZUKOFS_GRACE_MS_MAX, NULL,
+	  DZ_STR(DAZUKOFS_GRACE_MS_DEFAULT),
 	  "tracked: how long the group stays active after its last\n"
-	  "reader went, for a restarted one (default 0)" },
-	{ "max-queue", "max_queue", SET_UINT, "N", 1, UINT_MAX, NULL, NULL,
+	  "reader went, for a restarted one" },
+	{ "max-queue", "max_queue", SET_UINT, "N", 1, UINT_MAX, NULL,
+	  DZ_STR(DAZUKOFS_MAX_QUEUE_DEFAULT),
 	  "the most events unsettled at once; more are settled at\n"
 	  "once by --on-overflow (the module checks its maximum)" },
-	{ "on-overflow", "overflow_action", SET_ACTION, "allow|deny", 0, 0, NULL, NULL,
-	  "the verdict past --max-queue (default deny)" },
-	{ "on-open-error", "open_error_action", SET_ACTION, "allow|deny", 0, 0, NULL, NULL,
-	  "the verdict when a reader cannot be given the file\n"
-	  "(default deny)" },
-	{ "events", "events", SET_EVENTS, "'open exec close_write'", 0, 0, NULL, "open",
-	  "what makes events: opens (the default), execs, closes\n"
-	  "of files written through the mount; one or more" },
-	{ "record", "record", SET_UINT, "1|2", DAZUKOFS_RECORD_V1, DAZUKOFS_RECORD_V2, NULL, "1",
-	  "the record format: 1 (the default) id, fd and pid; 2 also\n"
-	  "who opened the file how, which file, fd errors" },
-	{ "busy-poll", "busy_poll_us", SET_UINT, "US", 0, DAZUKOFS_BUSY_POLL_US_MAX, NULL, "0",
+	{ "on-overflow", "overflow_action", SET_ACTION, "allow|deny", 0, 0, NULL,
+	  DZ_ACTION_NAME(DAZUKOFS_OVERFLOW_ACTION_DEFAULT),
+	  "the verdict past --max-queue" },
+	{ "on-open-error", "open_error_action", SET_ACTION, "allow|deny", 0, 0, NULL,
+	  DZ_ACTION_NAME(DAZUKOFS_OPEN_ERROR_ACTION_DEFAULT),
+	  "the verdict when a reader cannot be given the file" },
+	{ "events", "events", SET_EVENTS, "'open exec close_write'", 0, 0, NULL,
+	  DAZUKOFS_EVENTS_NAMES_DEFAULT,
+	  "what makes events: opens, execs, closes of files\n"
+	  "written through the mount; one or more" },
+	{ "record", "record", SET_UINT, "1|2", DAZUKOFS_RECORD_V1, DAZUKOFS_RECORD_V2, NULL,
+	  DZ_STR(DAZUKOFS_RECORD_DEFAULT),
+	  "the record format: 1 id, fd and pid; 2 also who opened\n"
+	  "the file how, which file, fd errors" },
+	{ "busy-poll", "busy_poll_us", SET_UINT, "US", 0, DAZUKOFS_BUSY_POLL_US_MAX, NULL,
+	  DZ_STR(DAZUKOFS_BUSY_POLL_US_DEFAULT),
 	  "openers and readers spin this long before they sleep;\n"
-	  "0 (the default) never" },
-	{ "arm", "armed", SET_FLAG, NULL, 0, 0, "1", NULL,
+	  "0 never" },
+	{ "arm", "armed", SET_FLAG, NULL, 0, 0, "1", "0",
 	  "take part in events before a reader comes (an untracked\n"
 	  "group's events then queue); cannot be undone" },
 };
@@ -106,7 +121,7 @@ static void usage_group(FILE *out)
 			fprintf(out, "        %.*s%s\n", (int)n, p, p[n] ? "" : range);
 			p += n + (p[n] == '\n');
 		}
-		fprintf(out, "        [%s]\n", s->attr);
+		fprintf(out, "        [%s, default %s]\n", s->attr, s->module_default);
 	}
 	fputs("Settings a module lacks are errors (too old), except their defaults.\n",
 	      out);

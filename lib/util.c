@@ -77,6 +77,7 @@ bad:
  */
 _Static_assert(sizeof(((struct dazukofs_group_info *)0)->name) ==
 	       DAZUKOFS_GROUP_NAME_MAX + 1, "dazukofs_group_info.name's size");
+/* DAZUKOFS_GROUP_CONFIG_DEFAULT against the module's defaults: lib-unit. */
 
 DZ_EXPORT int dazukofs_group_name_valid(const char *name)
 {

@@ -464,8 +464,7 @@ struct dazukofs_event {
 	struct dazukofs_gevent ge_inline[DAZUKOFS_EVENT_INLINE];
 };
 
-/* The default and the largest max_queue of a group. */
-#define DAZUKOFS_MAX_QUEUE_DEFAULT	16384U
+/* The largest max_queue of a group (the default is in the UAPI header). */
 #define DAZUKOFS_MAX_QUEUE_MAX		1048576U
 
 /* group.c: the list of live groups (RCU; see group.c for the rules) */

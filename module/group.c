@@ -97,20 +97,24 @@ struct dazukofs_group *dazukofs_group_create(const char *name,
 	init_waitqueue_head(&group->wq);
 	INIT_DELAYED_WORK(&group->grace_work, dazukofs_grace_expire);
 	/* Fail closed: a file no worker can open is not let through. */
-	group->open_error_action = DAZUKOFS_DENY;
+	group->open_error_action = DAZUKOFS_OPEN_ERROR_ACTION_DEFAULT;
 	/*
 	 * Fail open when the daemon dies, as fanotify does: a worker's held
 	 * events go to another worker, and with none left no open waits.
 	 * Writing 0 to track brings back 2009's wait for a new worker.
 	 */
-	group->track = true;
+	group->track = DAZUKOFS_TRACK_DEFAULT;
+	group->timeout_ms = DAZUKOFS_TIMEOUT_MS_DEFAULT;
+	group->timeout_action = DAZUKOFS_TIMEOUT_ACTION_DEFAULT;
+	group->grace_ms = DAZUKOFS_GRACE_MS_DEFAULT;
+	group->busy_poll_us = DAZUKOFS_BUSY_POLL_US_DEFAULT;
 	group->max_queue = DAZUKOFS_MAX_QUEUE_DEFAULT;
 	group->cache_epoch = dazukofs_new_epoch();
 	group->instance = atomic64_inc_return(&dazukofs_group_instances);
 	/* Fail closed: flooding the queue must not let files through. */
-	group->overflow_action = DAZUKOFS_DENY;
-	group->events = DAZUKOFS_EVENT_OPEN;
-	group->record = DAZUKOFS_RECORD_V1;
+	group->overflow_action = DAZUKOFS_OVERFLOW_ACTION_DEFAULT;
+	group->events = DAZUKOFS_EVENTS_DEFAULT;
+	group->record = DAZUKOFS_RECORD_DEFAULT;
 
 	/* From here on the item's reference count owns the group's memory. */
 	config_item_init_type_name(&group->item, name, type);

@@ -21,6 +21,8 @@
 
 #include <cmocka.h>
 
+#include <linux/dazukofs.h>
+
 #include "dazukofs.h"
 #include "fake.h"
 
@@ -278,6 +280,17 @@ static void test_fd_path(void **state)
 	close(fd);
 	unlink(path);
 	rmdir(dir);
+}
+
+/* dazukofs.h spells the module's defaults again: they must agree. */
+static void test_config_default(void **state)
+{
+	const struct dazukofs_group_config d = DAZUKOFS_GROUP_CONFIG_DEFAULT;
+
+	(void)state;
+	assert_int_equal(d.track, DAZUKOFS_TRACK_DEFAULT);
+	assert_int_equal(d.timeout_ms, DAZUKOFS_TIMEOUT_MS_DEFAULT);
+	assert_int_equal(d.timeout_action, DAZUKOFS_TIMEOUT_ACTION_DEFAULT);
 }
 
 /* The one number rule: digits only, up to max. */
@@ -1361,6 +1374,7 @@ int main(void)
 		T(test_shared_rules),
 		T(test_parse_uint),
 		T(test_fd_path),
+		T(test_config_default),
 		T(test_cache_stats),
 		T(test_info_list),
 		T(test_info_errors),

@@ -129,6 +129,25 @@
 #define DAZUKOFS_EVENT_NAME_CLOSE_WRITE	"close_write"
 
 /*
+ * A new group's settings, as its configfs attributes read until written:
+ * the module sets them, and libdazukofs (DAZUKOFS_GROUP_CONFIG_DEFAULT)
+ * and dazukofsctl take them from here.  Fail open when the daemon dies
+ * (tracked, allow on timeout), as fanotify does; fail closed where a
+ * local user could force the verdict (overflow, a file no worker opens).
+ */
+#define DAZUKOFS_TRACK_DEFAULT			1
+#define DAZUKOFS_TIMEOUT_MS_DEFAULT		0
+#define DAZUKOFS_TIMEOUT_ACTION_DEFAULT		DAZUKOFS_ALLOW
+#define DAZUKOFS_GRACE_MS_DEFAULT		0
+#define DAZUKOFS_MAX_QUEUE_DEFAULT		16384
+#define DAZUKOFS_OVERFLOW_ACTION_DEFAULT	DAZUKOFS_DENY
+#define DAZUKOFS_OPEN_ERROR_ACTION_DEFAULT	DAZUKOFS_DENY
+#define DAZUKOFS_EVENTS_DEFAULT			DAZUKOFS_EVENT_OPEN
+#define DAZUKOFS_EVENTS_NAMES_DEFAULT		DAZUKOFS_EVENT_NAME_OPEN
+#define DAZUKOFS_RECORD_DEFAULT			DAZUKOFS_RECORD_V1
+#define DAZUKOFS_BUSY_POLL_US_DEFAULT		0
+
+/*
  * Which group an open group device serves.  Group numbers are reused
  * after an rmdir, so a name resolved to DAZUKOFS_DEV_PREFIX "N" may have
  * become another group's by the time N is opened: after the open, this
