@@ -15,12 +15,18 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-/* The build's sysconfdir (CMake: /etc for prefix /usr, PREFIX/etc else). */
-#ifndef DAZUKOFS_SYSCONFDIR
-#define DAZUKOFS_SYSCONFDIR "/etc"
+/*
+ * The install paths come from the build, which gives the unit the same
+ * (cmake/DazukofsPaths.cmake): DAZUKOFS_SYSCONFDIR is /etc for prefix
+ * /usr, PREFIX/etc else.
+ */
+#if !defined(DAZUKOFS_SYSCONFDIR) || !defined(DAZUKOFS_QUARANTINE_DIR) || \
+	!defined(DAZUKOFS_RUNTIME_DIR) || !defined(DAZUKOFS_LOGS_DIR) || \
+	!defined(DAZUKOFS_CLAMAV_DB_DIR) || !defined(DAZUKOFS_TEXTFILE_DIR)
+#error "compile with DAZUKOFS_SCANNER_PATH_DEFINES (cmake/DazukofsPaths.cmake)"
 #endif
 #define CONFIG_DEFAULT_PATH DAZUKOFS_SYSCONFDIR "/dazukofs/clamscan.conf"
-#define CONFIG_DEFAULT_DATABASE "/var/lib/clamav"
+#define CONFIG_DEFAULT_DATABASE DAZUKOFS_CLAMAV_DB_DIR
 #define CONFIG_DEFAULT_GROUP "clamscan"
 #define CONFIG_DEFAULT_TIMEOUT_MS 30000U
 #define CONFIG_ERR_MAX 512
@@ -38,7 +44,7 @@ enum verdict { VERDICT_ALLOW = 0, VERDICT_DENY = 1 };
  * Settings whose values the actions and the control socket use: defined
  * here, where they are read, so that config depends on nothing above it.
  */
-#define QUARANTINE_DEFAULT_DIR "/var/lib/dazukofs/quarantine"
+#define QUARANTINE_DEFAULT_DIR DAZUKOFS_QUARANTINE_DIR
 enum quarantine_mode {
 	QUARANTINE_NO,
 	QUARANTINE_COPY,	/* the file stays where it was */
@@ -48,7 +54,7 @@ enum quarantine_mode {
 int quarantine_mode_parse(const char *s);
 /* The mode's name; "no" for anything unknown. */
 const char *quarantine_mode_name(enum quarantine_mode m);
-#define CONTROL_DEFAULT_SOCKET "/run/dazukofs/clamscan.sock"
+#define CONTROL_DEFAULT_SOCKET DAZUKOFS_RUNTIME_DIR "/clamscan.sock"
 /* "allow" or "deny": the kernel's action names, which the config file takes too */
 const char *verdict_name(enum verdict v);
 

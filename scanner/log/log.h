@@ -61,7 +61,7 @@ const char *log_facility_name(int facility);
  * The shipped unit's LogsDirectory= (ProtectSystem=strict makes the rest
  * of /var/log read-only): where --import-clamd-conf puts a LogFile.
  */
-#define LOG_UNIT_DIR "/var/log/dazukofs"
+#define LOG_UNIT_DIR DAZUKOFS_LOGS_DIR
 
 /* Where and how to log (log_open). */
 struct log_setup {

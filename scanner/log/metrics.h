@@ -15,7 +15,7 @@
 #include "log/stats.h"
 
 /* Debian's prometheus-node-exporter reads *.prom files there. */
-#define METRICS_TEXTFILE_DIR "/var/lib/prometheus/node-exporter"
+#define METRICS_TEXTFILE_DIR DAZUKOFS_TEXTFILE_DIR
 #define METRICS_SUFFIX ".prom"
 /* seconds; no U: --help spells it out (config.c) */
 #define METRICS_INTERVAL_DEFAULT 15
