@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <dzcommon/prom.h>
 #include <json-c/json.h>
 
 #include "ctl.h"
@@ -169,19 +170,30 @@ static const struct prom_metric prom_metrics[] = {
 /* The latency buckets' upper bounds in seconds; the last is +Inf. */
 static const char *const prom_le[] = { "0.0001", "0.001", "0.01", "0.1", "1", "+Inf" };
 
+/* dazukofs_, then "" (the totals) or "group_", then the name */
+static const char *prom_name(char *buf, size_t size, const char *prefix,
+			     const char *name)
+{
+	snprintf(buf, size, "dazukofs_%s%s", prefix, name);
+	return buf;
+}
+
 static void prom_header(const char *prefix, const char *name, const char *type,
 			const char *help)
 {
-	printf("# HELP dazukofs_%s%s %s\n# TYPE dazukofs_%s%s %s\n", prefix, name,
-	       help, prefix, name, type);
+	char full[96];
+
+	prom_family(stdout, prom_name(full, sizeof(full), prefix, name), type, help);
 }
 
 /* label: "" for the totals, else the group's ,-less label set */
-static void prom_sample(const char *prefix, const char *name, const char *label,
-			ull value)
+static void prom_count(const char *prefix, const char *name, const char *label,
+		       ull value)
 {
-	printf("dazukofs_%s%s%s%s%s %llu\n", prefix, name, *label ? "{" : "", label,
-	       *label ? "}" : "", value);
+	char full[96];
+
+	prom_sample(stdout, prom_name(full, sizeof(full), prefix, name), label,
+		    "%llu", value);
 }
 
 static void prom_latency(const char *prefix, const struct row *r, const char *label)
@@ -197,9 +209,9 @@ static void prom_latency(const char *prefix, const struct row *r, const char *la
 	for (size_t i = 0; i < sizeof(buckets) / sizeof(buckets[0]); i++) {
 		cum += buckets[i];
 		snprintf(le, sizeof(le), "%s%sle=\"%s\"", label, *label ? "," : "", prom_le[i]);
-		prom_sample(prefix, "verdict_latency_seconds_bucket", le, cum);
+		prom_count(prefix, "verdict_latency_seconds_bucket", le, cum);
 	}
-	prom_sample(prefix, "verdict_latency_seconds_count", label, cum);
+	prom_count(prefix, "verdict_latency_seconds_count", label, cum);
 }
 
 /*
@@ -228,7 +240,7 @@ static void print_prometheus(const struct row *rows, int n, const char *group)
 					((const char *)&rows[i].s + pm->offset);
 
 				snprintf(label, sizeof(label), g ? "group=\"%s\"" : "", rows[i].name);
-				prom_sample(prefix, pm->name, label, *v);
+				prom_count(prefix, pm->name, label, *v);
 			}
 		}
 		if (g) {
@@ -236,7 +248,7 @@ static void print_prometheus(const struct row *rows, int n, const char *group)
 				    "1 while the group takes part in events.");
 			for (i = from; i < to; i++) {
 				snprintf(label, sizeof(label), "group=\"%s\"", rows[i].name);
-				prom_sample(prefix, "active", label, (ull)rows[i].s.active);
+				prom_count(prefix, "active", label, (ull)rows[i].s.active);
 			}
 		}
 		prom_header(prefix, "verdict_latency_seconds", "histogram",
@@ -248,10 +260,12 @@ static void print_prometheus(const struct row *rows, int n, const char *group)
 		prom_header(prefix, "verdict_latency_max_seconds", "gauge",
 			    "The longest time from an open to its verdict.");
 		for (i = from; i < to; i++) {
+			char full[96];
+
 			snprintf(label, sizeof(label), g ? "group=\"%s\"" : "", rows[i].name);
-			printf("dazukofs_%sverdict_latency_max_seconds%s%s%s %.6f\n", prefix,
-			       *label ? "{" : "", label, *label ? "}" : "",
-			       (double)rows[i].s.latency_max_us / 1e6);
+			prom_sample(stdout, prom_name(full, sizeof(full), prefix,
+						      "verdict_latency_max_seconds"),
+				    label, "%.6f", (double)rows[i].s.latency_max_us / 1e6);
 		}
 		if (!rows[from].have_cache)
 			continue;
@@ -272,7 +286,7 @@ static void print_prometheus(const struct row *rows, int n, const char *group)
 						  rows[i].c.invalidations };
 
 				snprintf(label, sizeof(label), g ? "group=\"%s\"" : "", rows[i].name);
-				prom_sample(prefix, names[c], label, v[c]);
+				prom_count(prefix, names[c], label, v[c]);
 			}
 		}
 	}

@@ -26,6 +26,7 @@
 
 #include <systemd/sd-daemon.h>
 
+#include "actions/detection.h"
 #include "actions/quarantine.h"
 #include "app/clamdconf.h"
 #include "app/control_client.h"
@@ -34,6 +35,7 @@
 #include "control/control.h"
 #include "control/status.h"
 #include "core/worker.h"
+#include "log/counters.h"
 #include "log/log.h"
 #include "log/metrics.h"
 #include "sources/source.h"
@@ -79,62 +81,59 @@ struct app {
 	int reload_pipe[2];	/* control thread -> loop: fds asking for a reload */
 };
 
-#define STATS_LINE_MAX 768
-
-/* The scanner's statistics line and the cache's counters, as of now. */
-static void current_stats(struct app *app, char line[STATS_LINE_MAX],
-			  struct cache_stats *cs)
+/*
+ * Every counter as of now: the workers', the verdict cache's, and what was
+ * done on detections (the last two only where there is something to
+ * count).  log/counters.h names them.
+ */
+static void current_counters(struct app *app, struct counter_values *c)
 {
 	struct stats_snapshot s;
+	struct cache_stats cs;
 
+	counters_clear(c);
 	stats_snapshot(&app->sc.stats, &s);
-	stats_format(&s, line, STATS_LINE_MAX);
-	cache_get_stats(&app->sc.cache, cs);
-}
-
-static void notify_status(struct app *app, const char *state)
-{
-	struct cache_stats cs;
-	char line[STATS_LINE_MAX], backend[128];
-
-	current_stats(app, line, &cs);
-	app->sc.backend.ops->status(&app->sc.backend, backend, sizeof(backend));
-	sd_notifyf(0, "STATUS=%s: %s cache_entries=%llu%s%s", state, line,
-		   (unsigned long long)cs.entries, *backend ? " " : "", backend);
-}
-
-/* The statistics line of SIGUSR1, also status's counters. */
-static void full_stats(struct app *app, char *out, size_t outlen)
-{
-	struct cache_stats cs;
-	char line[STATS_LINE_MAX];
-	char ve[256] = "";
-
-	current_stats(app, line, &cs);
-	/* on the one statistics line: scripts read its last occurrence */
+	counters_from_stats(c, &s);
+	cache_get_stats(&app->sc.cache, &cs);
+	counters_set(c, COUNTER_CACHE_ENTRIES, cs.entries);
+	counters_set(c, COUNTER_CACHE_LOOKUPS_HIT, cs.hits);
+	counters_set(c, COUNTER_CACHE_LOOKUPS_MISSED, cs.misses);
+	counters_set(c, COUNTER_CACHE_EVICTIONS, cs.evictions);
 	if (app->sc.detection) {
 		uint64_t run, dropped, timeouts, quarantined, quarantine_failed, skipped;
 
 		detection_actions_counts(app->sc.detection, &run, &dropped, &timeouts,
-				  &quarantined, &quarantine_failed, &skipped);
-		snprintf(ve, sizeof(ve), " virus_event_run=%" PRIu64 " virus_event_dropped=%" PRIu64
-			 " virus_event_timeouts=%" PRIu64
-			 " quarantined=%" PRIu64 " quarantine_failed=%" PRIu64
-			 " quarantine_skipped=%" PRIu64,
-			 run, dropped, timeouts, quarantined, quarantine_failed, skipped);
+					 &quarantined, &quarantine_failed, &skipped);
+		counters_set(c, COUNTER_VIRUS_EVENT_RUN, run);
+		counters_set(c, COUNTER_VIRUS_EVENT_DROPPED, dropped);
+		counters_set(c, COUNTER_VIRUS_EVENT_TIMEOUTS, timeouts);
+		counters_set(c, COUNTER_QUARANTINED, quarantined);
+		counters_set(c, COUNTER_QUARANTINE_FAILED, quarantine_failed);
+		counters_set(c, COUNTER_QUARANTINE_SKIPPED, skipped);
 	}
-	snprintf(out, outlen, "%s cache_entries=%llu cache_lookups_hit=%llu cache_lookups_missed=%llu cache_evictions=%llu%s",
-		 line, (unsigned long long)cs.entries, (unsigned long long)cs.hits,
-		 (unsigned long long)cs.misses, (unsigned long long)cs.evictions, ve);
 }
 
-#define FULL_STATS_MAX (STATS_LINE_MAX + 512)
+/* The statistics line: every counter, on one line (scripts read its last occurrence). */
+#define STATS_LINE_MAX 1536
+
+static void notify_status(struct app *app, const char *state)
+{
+	struct counter_values c;
+	char line[STATS_LINE_MAX], backend[128];
+
+	current_counters(app, &c);
+	counters_line(&c, line, sizeof(line));
+	app->sc.backend.ops->status(&app->sc.backend, backend, sizeof(backend));
+	sd_notifyf(0, "STATUS=%s: %s%s%s", state, line, *backend ? " " : "", backend);
+}
 
 static void log_stats(struct app *app)
 {
-	char line[FULL_STATS_MAX];
+	struct counter_values c;
+	char line[STATS_LINE_MAX];
 
-	full_stats(app, line, sizeof(line));
+	current_counters(app, &c);
+	counters_line(&c, line, sizeof(line));
 	log_notice("statistics: %s", line);
 	if (app->sc.backend.ops->log_stats)
 		app->sc.backend.ops->log_stats(&app->sc.backend);
@@ -456,13 +455,13 @@ static int control_loop(struct app *app)
 static json_object *control_status(void *ctx)
 {
 	struct app *app = ctx;
-	char line[FULL_STATS_MAX];
+	struct counter_values c;
 	struct status_input in = {
 		.sc = &app->sc, .workers = app->workers, .nworkers = app->started,
-		.counters = line, .reloading = atomic_load(&app->reload.busy),
+		.counters = &c, .reloading = atomic_load(&app->reload.busy),
 	};
 
-	full_stats(app, line, sizeof(line));
+	current_counters(app, &c);
 	return status_json(&in);
 }
 

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The scanner's state for `dazuko-clamscan status` (see status.h). */
-#include <ctype.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +9,7 @@
 #include "config/config.h"
 #include "control/status.h"
 #include "core/worker.h"
+#include "log/counters.h"
 #include "log/log.h"
 #include "util/jsonb.h"
 
@@ -45,30 +45,12 @@ static json_object *built(json_object *o, int rc)
 	return o;
 }
 
-/*
- * The statistics line's "key=value" pairs as numbers: its keys are defined
- * once, where the line is made (stats.c, main.c).
- */
-static json_object *counters_json(const char *line)
+/* The counters, by the names the statistics line gives them. */
+static json_object *counters_object(const struct counter_values *c)
 {
 	json_object *o = json_object_new_object();
-	const char *p = line;
-	int rc = o ? 0 : -1;
 
-	while (!rc && *p) {
-		size_t n = strcspn(p, " ");
-		const char *eq = memchr(p, '=', n);
-
-		if (eq && eq > p && isdigit((unsigned char)eq[1])) {
-			char key[64];
-
-			snprintf(key, sizeof(key), "%.*s", (int)(eq - p), p);
-			rc = rc || jsonb_add_uint(o, key, strtoull(eq + 1, NULL, 10));
-		}
-		p += n;
-		p += strspn(p, " ");
-	}
-	return built(o, rc);
+	return built(o, o ? counters_json(c, o) : -1);
 }
 
 static json_object *signatures_json(const struct status_input *in)
@@ -194,7 +176,7 @@ json_object *status_json(const struct status_input *in)
 	     jsonb_add_int(o, "pid", getpid()) ||
 	     add_time(o, "started", in->sc->live.started) ||
 	     jsonb_add_uint(o, "uptime_s", (now_us - in->sc->live.started_us) / 1000000) ||
-	     jsonb_add(o, "counters", counters_json(in->counters)) ||
+	     jsonb_add(o, "counters", counters_object(in->counters)) ||
 	     jsonb_add(o, "signatures", signatures_json(in)) ||
 	     jsonb_add(o, "workers", workers_json(in, v, now_us)) ||
 	     jsonb_add(o, "detections", detections_json(&in->sc->live, &total)) ||

@@ -10,6 +10,7 @@
 
 #include <json-c/json.h>
 
+struct counter_values;
 struct scanner;
 struct worker;
 
@@ -17,8 +18,8 @@ struct status_input {
 	struct scanner *sc;
 	struct worker *workers;
 	unsigned int nworkers;
-	/* the statistics line ("key=value ..."), as SIGUSR1 logs it */
-	const char *counters;
+	/* every counter, as the statistics line has them (log/counters.h) */
+	const struct counter_values *counters;
 	int reloading;
 };
 

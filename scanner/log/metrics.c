@@ -12,53 +12,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <dzcommon/prom.h>
+
+#include "log/counters.h"
 #include "log/log.h"
 #include "log/metrics.h"
 
 #define PREFIX "dazuko_clamscan_"
-
-/*
- * One metric from one field of the snapshot.  Names follow Prometheus'
- * conventions: counters end in _total, units are base units (bytes,
- * seconds).
- */
-struct metric {
-	const char *name;
-	const char *type;
-	const char *help;
-	size_t off;
-	double scale;		/* 0: the integer as is */
-};
-
-#define F(f) offsetof(struct stats_snapshot, f)
-
-static const struct metric metrics[] = {
-	{ "events_total", "counter", "Events received (opens, execs, closes).", F(events), 0 },
-	{ "scanned_total", "counter", "Files scanned.", F(scanned), 0 },
-	{ "scanned_bytes_total", "counter", "Bytes of the files scanned.", F(bytes), 0 },
-	{ "infected_total", "counter", "Files found infected.", F(infected), 0 },
-	{ "denied_total", "counter", "Accesses denied.", F(denied), 0 },
-	{ "reported_total", "counter",
-	  "Accesses that would have been denied, allowed by prevention = no.", F(reported), 0 },
-	{ "errors_total", "counter", "Scans that failed.", F(errors), 0 },
-	{ "exceeds_max_total", "counter", "Files not fully scanned: a limit.", F(exceeds_max), 0 },
-	{ "encrypted_total", "counter", "Files not fully scanned: encrypted.", F(encrypted), 0 },
-	{ "skipped_filter_total", "counter", "Events not scanned: include/exclude.",
-	  F(skipped_filter), 0 },
-	{ "skipped_excluded_total", "counter",
-	  "Events not scanned: the opener is excluded (uid, user, root, executable).",
-	  F(skipped_excluded), 0 },
-	{ "cache_hits_total", "counter", "Events answered from the verdict cache.",
-	  F(cache_hits), 0 },
-	{ "reloads_total", "counter", "Signature reloads.", F(reloads), 0 },
-	{ "reload_failures_total", "counter", "Signature reloads that failed.",
-	  F(reload_failures), 0 },
-	{ "scans_in_progress", "gauge", "Scans in progress now.", F(scanning), 0 },
-	{ "scans_in_progress_peak", "gauge", "The most scans in progress at once since the start.",
-	  F(scanning_peak), 0 },
-	{ "scan_duration_max_seconds", "gauge", "The longest scan since the start.",
-	  F(latency_us_max), 1e-6 },
-};
 
 double metrics_now(void)
 {
@@ -68,45 +28,37 @@ double metrics_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static void header(FILE *out, const char *name, const char *type, const char *help)
-{
-	fprintf(out, "# HELP " PREFIX "%s %s\n# TYPE " PREFIX "%s %s\n", name, help, name, type);
-}
-
 void metrics_format(FILE *out, const struct stats_snapshot *s, double start_time, int up)
 {
+	struct counter_values c;
 	uint64_t cum = 0;
+	char le[32];
 
-	header(out, "up", "gauge", "1 while the scanner runs, 0 once it stopped.");
-	fprintf(out, PREFIX "up %d\n", up);
-	header(out, "start_time_seconds", "gauge", "When the scanner started, in seconds since the epoch.");
-	fprintf(out, PREFIX "start_time_seconds %.3f\n", start_time);
-	for (size_t i = 0; i < sizeof(metrics) / sizeof(metrics[0]); i++) {
-		const struct metric *m = &metrics[i];
-		uint64_t v = *(const uint64_t *)((const char *)s + m->off);
-
-		header(out, m->name, m->type, m->help);
-		if (m->scale)
-			fprintf(out, PREFIX "%s %.6f\n", m->name, (double)v * m->scale);
-		else
-			fprintf(out, PREFIX "%s %" PRIu64 "\n", m->name, v);
-	}
+	prom_family(out, PREFIX "up", "gauge", "1 while the scanner runs, 0 once it stopped.");
+	prom_sample(out, PREFIX "up", NULL, "%d", up);
+	prom_family(out, PREFIX "start_time_seconds", "gauge",
+		    "When the scanner started, in seconds since the epoch.");
+	prom_sample(out, PREFIX "start_time_seconds", NULL, "%.3f", start_time);
+	counters_clear(&c);
+	counters_from_stats(&c, s);
+	counters_prometheus(&c, out, PREFIX);
 	/*
 	 * _count is the buckets' total, not scanned: the snapshot reads the
 	 * counters one by one while workers add, and +Inf must equal _count.
 	 */
-	header(out, "scan_duration_seconds", "histogram", "How long scans took.");
+	prom_family(out, PREFIX "scan_duration_seconds", "histogram", "How long scans took.");
 	for (size_t i = 0; i < STATS_LATENCY_BUCKETS; i++) {
 		cum += s->latency_bucket[i];
 		if (i < STATS_LATENCY_BUCKETS - 1)
-			fprintf(out, PREFIX "scan_duration_seconds_bucket{le=\"%g\"} %" PRIu64 "\n",
-				(double)stats_latency_bounds_us[i] / 1e6, cum);
+			snprintf(le, sizeof(le), "le=\"%g\"",
+				 (double)stats_latency_bounds_us[i] / 1e6);
 		else
-			fprintf(out, PREFIX "scan_duration_seconds_bucket{le=\"+Inf\"} %" PRIu64 "\n",
-				cum);
+			snprintf(le, sizeof(le), "le=\"+Inf\"");
+		prom_sample(out, PREFIX "scan_duration_seconds_bucket", le, "%" PRIu64, cum);
 	}
-	fprintf(out, PREFIX "scan_duration_seconds_sum %.6f\n", (double)s->latency_us_sum / 1e6);
-	fprintf(out, PREFIX "scan_duration_seconds_count %" PRIu64 "\n", cum);
+	prom_sample(out, PREFIX "scan_duration_seconds_sum", NULL, "%.6f",
+		    (double)s->latency_us_sum / 1e6);
+	prom_sample(out, PREFIX "scan_duration_seconds_count", NULL, "%" PRIu64, cum);
 }
 
 int metrics_write(const char *path, const struct stats_snapshot *s,

@@ -65,20 +65,3 @@ void stats_snapshot(struct stats *s, struct stats_snapshot *out)
 	for (size_t i = 0; i < sizeof(*out) / sizeof(*o); i++)
 		o[i] = atomic_load(&c[i]);
 }
-
-void stats_format(const struct stats_snapshot *s, char *buf, size_t len)
-{
-	uint64_t avg = s->scanned ? s->latency_us_sum / s->scanned : 0;
-
-	snprintf(buf, len,
-		 "events=%" PRIu64 " scanned=%" PRIu64 " infected=%" PRIu64
-		 " denied=%" PRIu64 " reported=%" PRIu64 " errors=%" PRIu64 " cache_hits=%" PRIu64
-		 " exceeds_max=%" PRIu64 " encrypted=%" PRIu64 " filtered=%" PRIu64 " excluded=%" PRIu64 " bytes=%" PRIu64
-		 " latency_avg_us=%" PRIu64 " latency_max_us=%" PRIu64
-		 " reloads=%" PRIu64 " reload_failures=%" PRIu64
-		 " scanning=%" PRIu64 " scanning_peak=%" PRIu64,
-		 s->events, s->scanned, s->infected, s->denied, s->reported, s->errors,
-		 s->cache_hits, s->exceeds_max, s->encrypted, s->skipped_filter, s->skipped_excluded, s->bytes, avg,
-		 s->latency_us_max, s->reloads, s->reload_failures, s->scanning,
-		 s->scanning_peak);
-}

@@ -59,7 +59,5 @@ size_t stats_latency_bucket(uint64_t us);
 void stats_scan_begin(struct stats *s);
 void stats_scan_end(struct stats *s);
 void stats_snapshot(struct stats *s, struct stats_snapshot *out);
-/* One line: "scanned=... infected=... ...". */
-void stats_format(const struct stats_snapshot *s, char *buf, size_t len);
 
 #endif

@@ -4,7 +4,7 @@
 # Guest script (root, in the VM): dazuko-clamscan on a dazukofs mount.
 # The module, a dazukofs over a tmpfs and the scanner (source dazukofs,
 # 2 workers, the test signatures) run; then: readers == workers; both
-# workers scan at once (the scanning_peak statistic); a clean
+# workers scan at once (the scans_in_progress_peak statistic); a clean
 # file opens; EICAR gets EPERM and a FOUND line; a clean file changed to
 # infected is caught; with events open close_write an infected file is
 # caught as its writer closes it; after SIGHUP with a new signature in the database a
@@ -109,9 +109,10 @@ for i in 1 2 3 4; do cat "$M/big$i.txt" >/dev/null & pids="$pids $!"; done
 for p in $pids; do wait "$p" || fail "concurrent open of a big file $p failed"; done
 kill -USR1 "$PID"
 wait_log 10 "$LOG" 'statistics: '
-grep 'statistics: ' "$LOG" | tail -1 | grep -q " scanning=0 scanning_peak=$WORKERS " ||
+grep 'statistics: ' "$LOG" | tail -1 |
+	grep -q " scans_in_progress=0 .* scans_in_progress_peak=$WORKERS " ||
 	fail "scans did not run in parallel: $(grep 'statistics: ' "$LOG" | tail -1)"
-pass "$WORKERS workers scanned at once (scanning_peak=$WORKERS)"
+pass "$WORKERS workers scanned at once (scans_in_progress_peak=$WORKERS)"
 
 # the kernel's verdict cache: a clean scan is remembered, and a re-open of
 # the unchanged file makes no event (a scan in the clock tick of the

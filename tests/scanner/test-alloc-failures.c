@@ -31,6 +31,7 @@
 #include "control/control.h"
 #include "control/status.h"
 #include "core/worker.h"
+#include "log/counters.h"
 #include "log/live_status.h"
 #include "log/log.h"
 
@@ -157,9 +158,9 @@ static void test_status(void **state)
 	struct config cfg;
 	struct scanner sc;
 	struct worker w[2];
+	struct counter_values c;
 	struct status_input in = {
-		.sc = &sc, .workers = w, .nworkers = 2,
-		.counters = "events=5 scanned=3 infected=1 cache_entries=2",
+		.sc = &sc, .workers = w, .nworkers = 2, .counters = &c,
 	};
 	FILE *out = fopen("/dev/null", "w");
 	int fd = open("/dev/null", O_RDONLY);
@@ -168,6 +169,11 @@ static void test_status(void **state)
 
 	(void)state;
 	assert_non_null(out);
+	counters_clear(&c);
+	counters_set(&c, COUNTER_EVENTS, 5);
+	counters_set(&c, COUNTER_SCANNED, 3);
+	counters_set(&c, COUNTER_SKIPPED_FILTER, 1);
+	counters_set(&c, COUNTER_CACHE_ENTRIES, 2);
 	config_init(&cfg);
 	cfg.backend = BACKEND_CLAMD;
 	memset(&sc, 0, sizeof(sc));

@@ -19,6 +19,7 @@
 
 #include "control/status.h"
 #include "core/worker.h"
+#include "log/counters.h"
 #include "log/live_status.h"
 
 static void test_slot_scanning_then_idle(void **state)
@@ -118,14 +119,18 @@ static void test_status_json(void **state)
 	struct config cfg;
 	struct scanner sc;
 	struct worker w[2];
+	struct counter_values c;
 	struct status_input in = {
-		.sc = &sc, .workers = w, .nworkers = 2,
-		.counters = "events=5 scanned=3 infected=1 cache_entries=2",
+		.sc = &sc, .workers = w, .nworkers = 2, .counters = &c,
 	};
-	json_object *o, *a, *x;
+	json_object *o, *a, *x, *y;
 	int fd = open("/dev/null", O_RDONLY);
 
 	(void)state;
+	counters_clear(&c);
+	counters_set(&c, COUNTER_EVENTS, 5);
+	counters_set(&c, COUNTER_INFECTED, 1);
+	counters_set(&c, COUNTER_SKIPPED_FILTER, 7);
 	config_init(&cfg);
 	cfg.backend = BACKEND_CLAMD;	/* no engine needed */
 	memset(&sc, 0, sizeof(sc));
@@ -139,8 +144,14 @@ static void test_status_json(void **state)
 	o = status_json(&in);
 	assert_non_null(o);
 	assert_true(json_object_object_get_ex(o, "counters", &x));
-	assert_true(json_object_object_get_ex(x, "infected", &x));
-	assert_int_equal(json_object_get_uint64(x), 1);
+	assert_true(json_object_object_get_ex(x, "infected", &y));
+	assert_int_equal(json_object_get_uint64(y), 1);
+	/* the name, and its alias of before 1.0.0; only what was counted */
+	assert_true(json_object_object_get_ex(x, "skipped_filter", &y));
+	assert_int_equal(json_object_get_uint64(y), 7);
+	assert_true(json_object_object_get_ex(x, "filtered", &y));
+	assert_int_equal(json_object_get_uint64(y), 7);
+	assert_false(json_object_object_get_ex(x, "quarantined", &y));
 	assert_true(json_object_object_get_ex(o, "workers", &a));
 	assert_int_equal(json_object_array_length(a), 2);
 	x = json_object_array_get_idx(a, 0);
