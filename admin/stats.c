@@ -63,6 +63,37 @@ static json_object *json_u64(uint64_t v)
 }
 
 /*
+ * The module's counters, one name each: the JSON's key, and with _total
+ * for a counter the Prometheus name.
+ */
+struct prom_metric {
+	const char *key;
+	const char *name;
+	const char *type;
+	const char *help;
+	size_t offset;		/* in struct dazukofs_stats */
+};
+
+static const struct prom_metric prom_metrics[] = {
+	{ "events", "events_total", "counter", "Access events posted (totals: opens that made an event).",
+	  offsetof(struct dazukofs_stats, events) },
+	{ "allowed", "allowed_total", "counter", "Events answered allow, or settled as allowed.",
+	  offsetof(struct dazukofs_stats, allowed) },
+	{ "denied", "denied_total", "counter", "Events answered deny.",
+	  offsetof(struct dazukofs_stats, denied) },
+	{ "cancelled", "cancelled_total", "counter", "Events withdrawn because the opener was killed.",
+	  offsetof(struct dazukofs_stats, cancelled) },
+	{ "timeouts", "timeouts_total", "counter", "Events settled by the timeout action.",
+	  offsetof(struct dazukofs_stats, timeouts) },
+	{ "waiting", "waiting", "gauge", "Events queued that no worker has taken.",
+	  offsetof(struct dazukofs_stats, waiting) },
+	{ "in_hand", "in_hand", "gauge", "Events read by a worker and not answered.",
+	  offsetof(struct dazukofs_stats, in_hand) },
+	{ "readers", "readers", "gauge", "Open files of the group devices.",
+	  offsetof(struct dazukofs_stats, readers) },
+};
+
+/*
  * One object of counters.  An allocation json-c fails is not checked
  * object by object: json_object_object_add() aborts on a NULL object,
  * which for a command-line tool out of memory is as good an end.
@@ -72,14 +103,10 @@ static json_object *json_counters(const struct row *r, int group)
 	const struct dazukofs_stats *s = &r->s;
 	json_object *o = json_object_new_object(), *lat, *cache;
 
-	json_object_object_add(o, "events", json_u64(s->events));
-	json_object_object_add(o, "allowed", json_u64(s->allowed));
-	json_object_object_add(o, "denied", json_u64(s->denied));
-	json_object_object_add(o, "cancelled", json_u64(s->cancelled));
-	json_object_object_add(o, "timeouts", json_u64(s->timeouts));
-	json_object_object_add(o, "waiting", json_u64(s->waiting));
-	json_object_object_add(o, "in_hand", json_u64(s->in_hand));
-	json_object_object_add(o, "readers", json_u64(s->readers));
+	for (size_t m = 0; m < sizeof(prom_metrics) / sizeof(prom_metrics[0]); m++)
+		json_object_object_add(o, prom_metrics[m].key,
+				       json_u64(*(const uint64_t *)((const char *)s +
+								     prom_metrics[m].offset)));
 	if (group)
 		json_object_object_add(o, "active", json_object_new_boolean(s->active));
 	lat = json_object_new_object();
@@ -135,42 +162,15 @@ static int print_json(const struct row *rows, int n, const char *group)
 
 enum stats_format { FORMAT_TABLE, FORMAT_JSON, FORMAT_PROMETHEUS };
 
+/* The latency buckets' upper bounds in seconds; the last is +Inf. */
+static const char *const prom_le[] = { "0.0001", "0.001", "0.01", "0.1", "1", "+Inf" };
+
 /*
  * The Prometheus names: the totals are dazukofs_NAME, a group's
  * dazukofs_group_NAME{group="..."} (never the same name with and without
  * the label, which sum() would count twice).  Group names are
  * [A-Za-z0-9_-]: nothing to escape in a label.
  */
-struct prom_metric {
-	const char *name;
-	const char *type;
-	const char *help;
-	size_t offset;		/* in struct dazukofs_stats */
-};
-
-static const struct prom_metric prom_metrics[] = {
-	{ "events_total", "counter", "Access events posted (totals: opens that made an event).",
-	  offsetof(struct dazukofs_stats, events) },
-	{ "allowed_total", "counter", "Events answered allow, or settled as allowed.",
-	  offsetof(struct dazukofs_stats, allowed) },
-	{ "denied_total", "counter", "Events answered deny.",
-	  offsetof(struct dazukofs_stats, denied) },
-	{ "cancelled_total", "counter", "Events withdrawn because the opener was killed.",
-	  offsetof(struct dazukofs_stats, cancelled) },
-	{ "timeouts_total", "counter", "Events settled by the timeout action.",
-	  offsetof(struct dazukofs_stats, timeouts) },
-	{ "waiting", "gauge", "Events queued that no worker has taken.",
-	  offsetof(struct dazukofs_stats, waiting) },
-	{ "in_hand", "gauge", "Events read by a worker and not answered.",
-	  offsetof(struct dazukofs_stats, in_hand) },
-	{ "readers", "gauge", "Open files of the group devices.",
-	  offsetof(struct dazukofs_stats, readers) },
-};
-
-/* The latency buckets' upper bounds in seconds; the last is +Inf. */
-static const char *const prom_le[] = { "0.0001", "0.001", "0.01", "0.1", "1", "+Inf" };
-
-/* dazukofs_, then "" (the totals) or "group_", then the name */
 static const char *prom_name(char *buf, size_t size, const char *prefix,
 			     const char *name)
 {
