@@ -60,6 +60,8 @@ struct counter_def {
 	const char *type;	/* "counter" or "gauge" */
 	double scale;		/* the metric's value: value * scale; 0: as is */
 	const char *help;
+	/* where struct stats_snapshot holds it (counters_from_stats); -1: elsewhere */
+	ptrdiff_t snap;
 };
 
 extern const struct counter_def counter_defs[COUNTER_NR];
