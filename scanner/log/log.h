@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include <dzcommon/escape.h>
+
 enum log_level {
 	LOG_LVL_ERROR,
 	LOG_LVL_WARNING,
@@ -115,15 +117,9 @@ void log_file_event(enum log_level level, const char *event, const char *path,
 int log_enabled(enum log_level level);
 
 /*
- * Paths and command names come from users: every message is escaped so
- * that one call is one line and no bytes reach a terminal as controls.
- * Backslash becomes \\, newline, tab and CR \n \t \r, other control
- * bytes, DEL, C1 controls and bytes that are not UTF-8 \xNN, and the
- * characters that reorder or break the text where it is shown (bidi
- * controls, U+2028 and U+2029) \uNNNN.  dst is always NUL-terminated
- * (unless size is 0) and never ends inside an escape; returns the length
- * written.  The result is valid UTF-8, and the bytes can be had back by
- * undoing the escapes (JSON's fields).
+ * Paths and command names come from users: every message is escaped by
+ * dazukofs' one rule (<dzcommon/escape.h>), so that one call is one line
+ * and no bytes reach a terminal as controls.
  */
 size_t log_escape(char *dst, size_t size, const char *src);
 /*
@@ -141,8 +137,8 @@ size_t log_escape_value(char *dst, size_t size, const char *src);
  */
 struct json_object;
 struct json_object *log_json_escaped(const char *raw);
-/* The most log_escape() makes of one byte: \xNN. */
-#define LOG_ESCAPE_MAX_GROWTH 4
+/* The most log_escape() makes of one byte. */
+#define LOG_ESCAPE_MAX_GROWTH DZ_ESCAPE_MAX_GROWTH
 
 /*
  * Who made the access a scan result is about: the opener, or for a close
