@@ -298,8 +298,9 @@ CONFIGFS_ATTR(dazukofs_group_, events);
 
 /*
  * The record format of the group's device: "1" (the default, the 2009
- * text, one event per read) or "2" (one line per event, with the opener's
- * uids, the access, the file's identity; batched reads and writes).  A
+ * text, one event per read), "2" (one line per event, with the opener's
+ * uids, the access, the file's identity; batched reads and writes) or "3"
+ * (format 2 and the opener's cgroup).  A
  * change applies to the next read or write; events in hand may be
  * answered in either format.
  */
@@ -313,8 +314,8 @@ static ssize_t dazukofs_group_record_store(struct config_item *item,
 {
 	unsigned int record;
 
-	if (kstrtouint(page, 10, &record) ||
-	    (record != DAZUKOFS_RECORD_V1 && record != DAZUKOFS_RECORD_V2))
+	if (kstrtouint(page, 10, &record) || record < DAZUKOFS_RECORD_V1 ||
+	    record > DAZUKOFS_RECORD_V3)
 		return -EINVAL;
 	WRITE_ONCE(to_dazukofs_group(item)->record, record);
 	return count;
@@ -341,6 +342,26 @@ static ssize_t dazukofs_group_busy_poll_us_store(struct config_item *item,
 }
 CONFIGFS_ATTR(dazukofs_group_, busy_poll_us);
 
+/*
+ * The cgroups whose processes make no event for the group: see
+ * DAZUKOFS_EXCLUDE_CGROUPS_MAX in the UAPI header and cgroup.c.
+ */
+static ssize_t dazukofs_group_exclude_cgroups_show(struct config_item *item,
+						   char *page)
+{
+	return dazukofs_exclude_show(to_dazukofs_group(item), page);
+}
+
+static ssize_t dazukofs_group_exclude_cgroups_store(struct config_item *item,
+						    const char *page,
+						    size_t count)
+{
+	int err = dazukofs_exclude_store(to_dazukofs_group(item), page, count);
+
+	return err ? err : count;
+}
+CONFIGFS_ATTR(dazukofs_group_, exclude_cgroups);
+
 static struct configfs_attribute *dazukofs_group_attrs[] = {
 	&dazukofs_group_attr_events,
 	&dazukofs_group_attr_record,
@@ -355,6 +376,7 @@ static struct configfs_attribute *dazukofs_group_attrs[] = {
 	&dazukofs_group_attr_max_queue,
 	&dazukofs_group_attr_overflow_action,
 	&dazukofs_group_attr_busy_poll_us,
+	&dazukofs_group_attr_exclude_cgroups,
 	&dazukofs_group_attr_flush,
 	NULL,
 };

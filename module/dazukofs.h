@@ -189,6 +189,7 @@ struct dazukofs_stats {
 	atomic64_t cache_invalidations;
 	atomic64_t close_writes;
 	atomic64_t close_writes_dropped;
+	atomic64_t excluded;
 };
 
 /*
@@ -281,11 +282,13 @@ struct dazukofs_uid_load {
  * @events: what makes events for the group, DAZUKOFS_EVENT_* bits (read
  *	    without the lock)
  * @record: the record format its readers get and its writers use,
- *	    DAZUKOFS_RECORD_V1 or _V2 (read without the lock, once per read
- *	    or write)
+ *	    DAZUKOFS_RECORD_V1, _V2 or _V3 (read without the lock, once per
+ *	    read or write)
  * @busy_poll_us: how long an opener waiting for the group's answer, and a
  *		  reader waiting for an event, spin before they sleep; 0
  *		  never (read without the lock, see dazukofs_busy_poll())
+ * @excluded: the cgroups whose processes make no event for the group, or
+ *	      NULL for none (RCU; written under cgroup.c's mutex)
  * @node: entry in the RCU list of groups, dazukofs_groups (see group.c)
  */
 struct dazukofs_group {
@@ -320,6 +323,7 @@ struct dazukofs_group {
 	unsigned int events;
 	unsigned int record;
 	unsigned int busy_poll_us;
+	struct dazukofs_cgroup_set __rcu *excluded;
 	struct list_head node;
 };
 
@@ -427,6 +431,7 @@ struct dazukofs_gevent {
  * @uid: the opener's real uid
  * @euid: its effective uid
  * @fsuid: its filesystem uid
+ * @cgroup_id: its cgroup v2 id, for format-3 records
  * @type: DAZUKOFS_EVENT_OPEN, _EXEC or _CLOSE_WRITE, for format-2 records
  * @access: the open's DAZUKOFS_ACCESS_* bits, for format-2 records
  * @start: when the open began, for the latency
@@ -450,6 +455,7 @@ struct dazukofs_event {
 	kuid_t uid;
 	kuid_t euid;
 	kuid_t fsuid;
+	u64 cgroup_id;
 	u8 type;
 	u8 access;
 	ktime_t start;
@@ -542,6 +548,15 @@ void dazukofs_dev_remove(struct dazukofs_group *group);
 int dazukofs_ignore_init(void);
 void dazukofs_ignore_exit(void);
 bool dazukofs_ignored(void);
+
+/* cgroup.c */
+struct dazukofs_cgroup_set;
+u64 dazukofs_current_cgroup_id(void);
+bool dazukofs_cgroup_excluded(const struct dazukofs_group *group);
+int dazukofs_exclude_store(struct dazukofs_group *group, const char *page,
+			   size_t count);
+ssize_t dazukofs_exclude_show(struct dazukofs_group *group, char *page);
+void dazukofs_exclude_release(struct dazukofs_group *group);
 
 /* configfs.c */
 int dazukofs_configfs_init(void);

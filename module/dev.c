@@ -157,16 +157,18 @@ out_return:
 }
 
 /*
- * A format-2 record of @event: who opened the file how, and which file it
- * is, as the worker's fd (or -errno, @fd) finds it.
+ * A format-2 or -3 record of @event: who opened the file how, and which
+ * file it is, as the worker's fd (or -errno, @fd) finds it.
  */
 static void dazukofs_record_fill(struct dazukofs_proto_record *rec,
+				 unsigned int format,
 				 const struct dazukofs_event *event, int fd)
 {
 	struct user_namespace *ns = current_user_ns();
 	struct inode *inode = d_inode(event->path.dentry);
 	struct kstat stat;
 
+	rec->format = format;
 	rec->id = event->id;
 	rec->fd = fd;
 	rec->pid = pid_vnr(event->pid);
@@ -191,13 +193,14 @@ static void dazukofs_record_fill(struct dazukofs_proto_record *rec,
 	rec->ino = stat.ino;
 	rec->size = max_t(loff_t, stat.size, 0);
 	rec->change = dazukofs_change_cookie(&stat, inode);
+	rec->cgroup = event->cgroup_id;
 }
 
 /* Format @rec into @text; the record always fits. */
 static int dazukofs_record_format(char *text,
 				  const struct dazukofs_proto_record *rec)
 {
-	int len = dazukofs_proto_format_record(text, DAZUKOFS_RECORD_MAX, rec);
+	int len = dazukofs_proto_format_record(text, DAZUKOFS_RECORD3_MAX, rec);
 
 	return WARN_ON_ONCE(len < 0) ? -EINVAL : len;
 }
@@ -224,10 +227,11 @@ static int dazukofs_user_errno(int err)
 }
 
 /**
- * dazukofs_read_record() - hand one event to a worker in record format 2
+ * dazukofs_read_record() - hand one event to a worker in record format 2 or 3
  * @reader: the worker
+ * @format: DAZUKOFS_RECORD_V2 or DAZUKOFS_RECORD_V3
  * @nonblock: fail with EAGAIN rather than wait
- * @buf: where the record goes, with room for DAZUKOFS_RECORD_MAX bytes
+ * @buf: where the record goes, with room for the format's longest record
  *
  * As dazukofs_read_event(), except that an event whose file cannot be
  * opened, and which open_error_action settled, is reported with fd
@@ -236,10 +240,11 @@ static int dazukofs_user_errno(int err)
  * Return: the length of the record, or a negative errno.
  */
 static ssize_t dazukofs_read_record(struct dazukofs_reader *reader,
-				    bool nonblock, char __user *buf)
+				    unsigned int format, bool nonblock,
+				    char __user *buf)
 {
 	struct dazukofs_proto_record rec;
-	char text[DAZUKOFS_RECORD_MAX];
+	char text[DAZUKOFS_RECORD3_MAX];
 	struct dazukofs_gevent *ge;
 	struct file *event_file;
 	int fd, len;
@@ -270,7 +275,8 @@ again:
 			return err;
 		}
 		/* Settled by open_error_action: the record says why. */
-		dazukofs_record_fill(&rec, ge->event, dazukofs_user_errno(err));
+		dazukofs_record_fill(&rec, format, ge->event,
+				     dazukofs_user_errno(err));
 		dazukofs_put_event(ge->event);
 		len = dazukofs_record_format(text, &rec);
 		/* Settled either way: a lost report loses no verdict. */
@@ -279,7 +285,7 @@ again:
 		return len;
 	}
 	dazukofs_event_snapshot(ge, reader);
-	dazukofs_record_fill(&rec, ge->event, fd);
+	dazukofs_record_fill(&rec, format, ge->event, fd);
 	len = dazukofs_record_format(text, &rec);
 	if (len < 0 || copy_to_user(buf, text, len)) {
 		fput(event_file);
@@ -293,16 +299,18 @@ again:
 }
 
 /*
- * Format 2: up to @count / DAZUKOFS_RECORD_MAX records, which always fit,
- * at most DAZUKOFS_RECORD_BATCH_MAX, waiting for the first only.  The
- * reader's buffer size is its batch.
+ * Formats 2 and 3: up to @count / the format's longest record records,
+ * which always fit, at most DAZUKOFS_RECORD_BATCH_MAX, waiting for the
+ * first only.  The reader's buffer size is its batch.
  */
 static ssize_t dazukofs_read_records(struct dazukofs_reader *reader,
-				     bool nonblock, char __user *buf,
-				     size_t count)
+				     unsigned int format, bool nonblock,
+				     char __user *buf, size_t count)
 {
-	size_t batch = min_t(size_t, count / DAZUKOFS_RECORD_MAX,
-			     DAZUKOFS_RECORD_BATCH_MAX), done = 0, i;
+	size_t unit = format == DAZUKOFS_RECORD_V3 ? DAZUKOFS_RECORD3_MAX :
+						     DAZUKOFS_RECORD_MAX;
+	size_t batch = min_t(size_t, count / unit, DAZUKOFS_RECORD_BATCH_MAX);
+	size_t done = 0, i;
 	ssize_t len;
 
 	if (!batch)
@@ -310,7 +318,8 @@ static ssize_t dazukofs_read_records(struct dazukofs_reader *reader,
 	for (i = 0; i < batch; i++) {
 		if (done && fatal_signal_pending(current))
 			break;
-		len = dazukofs_read_record(reader, nonblock || done, buf + done);
+		len = dazukofs_read_record(reader, format, nonblock || done,
+					   buf + done);
 		if (len < 0)
 			return done ? done : len;
 		done += len;
@@ -322,10 +331,12 @@ static ssize_t dazukofs_dev_read(struct file *file, char __user *buf,
 				 size_t count, loff_t *ppos)
 {
 	struct dazukofs_reader *reader = file->private_data;
+	unsigned int format = READ_ONCE(reader->group->record);
 	bool nonblock = file->f_flags & O_NONBLOCK;
 
-	if (READ_ONCE(reader->group->record) == DAZUKOFS_RECORD_V2)
-		return dazukofs_read_records(reader, nonblock, buf, count);
+	if (format != DAZUKOFS_RECORD_V1)
+		return dazukofs_read_records(reader, format, nonblock, buf,
+					     count);
 	return dazukofs_read_event(reader, nonblock, buf, count);
 }
 
@@ -393,7 +404,8 @@ static ssize_t dazukofs_dev_write(struct file *file, const char __user *buf,
 {
 	struct dazukofs_reader *reader = file->private_data;
 
-	if (READ_ONCE(reader->group->record) == DAZUKOFS_RECORD_V2)
+	/* Formats 2 and 3 take the same answers. */
+	if (READ_ONCE(reader->group->record) != DAZUKOFS_RECORD_V1)
 		return dazukofs_write_answers(reader, buf, count);
 	return dazukofs_write_answer(reader, buf, count);
 }

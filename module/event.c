@@ -140,6 +140,7 @@ static struct dazukofs_event *dazukofs_alloc_event(const struct path *lower,
 	event->uid = cred->uid;
 	event->euid = cred->euid;
 	event->fsuid = cred->fsuid;
+	event->cgroup_id = dazukofs_current_cgroup_id();
 	event->start = ktime_get();
 	init_waitqueue_head(&event->wq);
 	return event;
@@ -411,6 +412,16 @@ static bool dazukofs_group_wants(const struct dazukofs_group *group,
 	return READ_ONCE(group->events) & kind;
 }
 
+/* @group excludes the accessing task: an access it wants is counted. */
+static void dazukofs_count_excluded(struct dazukofs_group *group,
+				    unsigned int kind)
+{
+	if (!dazukofs_group_wants(group, kind))
+		return;
+	atomic64_inc(&group->stats.excluded);
+	atomic64_inc(&dazukofs_global_stats.excluded);
+}
+
 /*
  * Do the verdicts remembered on the file settle the open?  A group's deny
  * does, also for a group that takes no events of @kind (a file found
@@ -433,6 +444,10 @@ static int dazukofs_remembered(struct dazukofs_verdict_view *view,
 
 		if (seen++ == now)
 			break;
+		if (dazukofs_cgroup_excluded(group)) {
+			dazukofs_count_excluded(group, kind);
+			continue;
+		}
 		verdict = dazukofs_verdict_lookup(view, group, kind);
 		if (verdict < 0) {
 			if (dazukofs_group_wants(group, kind))
@@ -519,6 +534,12 @@ static struct dazukofs_event *dazukofs_post_all(const struct path *lower_path,
 			break;
 		if (!dazukofs_group_wants(group, kind))
 			continue;
+		if (dazukofs_cgroup_excluded(group)) {
+			/* dazukofs_remembered() counted it if it saw @view */
+			if (!view)
+				dazukofs_count_excluded(group, kind);
+			continue;
+		}
 		if (view) {
 			/* Counted as hits by dazukofs_remembered(). */
 			int verdict = dazukofs_verdict_lookup(view, group,
@@ -619,7 +640,8 @@ bool dazukofs_close_write_wanted(void)
 		return false;
 	rcu_read_lock();
 	list_for_each_entry_rcu(group, &dazukofs_groups, node) {
-		if (dazukofs_group_wants(group, DAZUKOFS_EVENT_CLOSE_WRITE)) {
+		if (dazukofs_group_wants(group, DAZUKOFS_EVENT_CLOSE_WRITE) &&
+		    !dazukofs_cgroup_excluded(group)) {
 			wanted = true;
 			break;
 		}

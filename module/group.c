@@ -240,5 +240,6 @@ void dazukofs_group_free(struct dazukofs_group *group)
 	/* No event refers to the group any more, nor to its loads. */
 	hash_for_each_safe(group->uid_loads, bkt, tmp, load, node)
 		kfree(load);
+	dazukofs_exclude_release(group);
 	kfree(group);
 }

@@ -354,11 +354,12 @@ static void put_access(struct dazukofs_writer *w, unsigned int access)
 }
 
 /**
- * dazukofs_proto_format_record() - write a format-2 event record
+ * dazukofs_proto_format_record() - write a format-2 or format-3 event record
  * @buf: where to write it, NUL-terminated
  * @size: size of @buf
- * @rec: the event: @rec->pid and @rec->size not negative, @rec->fd not
- *	 INT_MIN, @rec->type one known type, @rec->access known bits
+ * @rec: the event: @rec->format 2 or 3, @rec->pid and @rec->size not
+ *	 negative, @rec->fd not INT_MIN, @rec->type one known type,
+ *	 @rec->access known bits
  *
  * Return: the record's length without the NUL, or -1 if @buf is too small
  * or @rec is invalid.
@@ -370,6 +371,8 @@ int dazukofs_proto_format_record(char *buf, size_t size,
 	const char *type = dazukofs_proto_event_name(rec->type);
 
 	if (!type || rec->pid < 0 || rec->size < 0 ||
+	    (rec->format != DAZUKOFS_RECORD_V2 &&
+	     rec->format != DAZUKOFS_RECORD_V3) ||
 	    rec->fd < -(int)DAZUKOFS_INT_MAX ||
 	    (rec->access & ~DAZUKOFS_ACCESS_ALL))
 		return -1;
@@ -399,6 +402,10 @@ int dazukofs_proto_format_record(char *buf, size_t size,
 	put_ulong(&w, (unsigned long long)rec->size);
 	put_str(&w, " change=");
 	put_ulong(&w, rec->change);
+	if (rec->format == DAZUKOFS_RECORD_V3) {
+		put_str(&w, " cgroup=");
+		put_ulong(&w, rec->cgroup);
+	}
 	put_str(&w, "\n");
 	return put_finish(&w);
 }
@@ -447,14 +454,15 @@ static int take_access(struct dazukofs_cursor *c, unsigned int *access)
 }
 
 /**
- * dazukofs_proto_parse_record() - parse a format-2 event record
+ * dazukofs_proto_parse_record() - parse a format-2 or format-3 event record
  * @buf: the record, as read() returned it; need not be NUL-terminated
  * @len: its length, up to and including its newline
- * @rec: filled in on success
+ * @rec: filled in on success, @rec->format with the record's format
  *
  * The grammar is exactly what dazukofs_proto_format_record() writes, with
  * single spaces between fields, except that numbers may have leading
- * zeros.  An fd of "-0" is refused.
+ * zeros.  An fd of "-0" is refused.  A record with a cgroup field is of
+ * format 3, one without of format 2.
  *
  * Return: 0, or -1 if @buf is not exactly one well-formed record.
  */
@@ -480,8 +488,17 @@ int dazukofs_proto_parse_record(const char *buf, size_t len,
 	    take_literal(&c, " size=") ||
 	    take_number(&c, DAZUKOFS_LLONG_MAX, &size) ||
 	    take_literal(&c, " change=") ||
-	    take_number(&c, ~0ULL, &parsed.change) ||
-	    take_literal(&c, "\n") || c.pos != c.end)
+	    take_number(&c, ~0ULL, &parsed.change))
+		return -1;
+	parsed.format = DAZUKOFS_RECORD_V2;
+	parsed.cgroup = 0;
+	if (c.pos != c.end && *c.pos == ' ') {
+		if (take_literal(&c, " cgroup=") ||
+		    take_number(&c, ~0ULL, &parsed.cgroup))
+			return -1;
+		parsed.format = DAZUKOFS_RECORD_V3;
+	}
+	if (take_literal(&c, "\n") || c.pos != c.end)
 		return -1;
 	parsed.size = (long long)size;
 	*rec = parsed;

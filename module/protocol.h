@@ -27,7 +27,8 @@ struct dazukofs_proto_event {
 };
 
 /**
- * struct dazukofs_proto_record - one access event in record format 2
+ * struct dazukofs_proto_record - one access event in record format 2 or 3
+ * @format: DAZUKOFS_RECORD_V2 or DAZUKOFS_RECORD_V3
  * @id: the event id, to be echoed in the answer
  * @fd: a read-only fd to the file, installed in the reader; or -errno if
  *	the module could not open it (the event is then settled)
@@ -42,8 +43,10 @@ struct dazukofs_proto_event {
  * @ino: its st_ino
  * @size: its size, not negative
  * @change: its change counter, 0 if none is kept
+ * @cgroup: format 3: the opener's cgroup v2 id
  */
 struct dazukofs_proto_record {
+	unsigned int format;
 	unsigned long id;
 	int fd;
 	int pid;
@@ -57,6 +60,7 @@ struct dazukofs_proto_record {
 	unsigned long long ino;
 	long long size;
 	unsigned long long change;
+	unsigned long long cgroup;
 };
 
 int dazukofs_proto_format_record(char *buf, size_t size,

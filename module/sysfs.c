@@ -135,6 +135,7 @@ DAZUKOFS_STAT_ATTR(cache_misses, cache_misses, true);
 DAZUKOFS_STAT_ATTR(cache_invalidations, cache_invalidations, true);
 DAZUKOFS_STAT_ATTR(close_writes, close_writes, true);
 DAZUKOFS_STAT_ATTR(close_writes_dropped, close_writes_dropped, true);
+DAZUKOFS_STAT_ATTR(excluded, excluded, true);
 
 static struct attribute *dazukofs_stat_attrs[] = {
 	&dazukofs_stat_events.attr.attr,
@@ -152,6 +153,7 @@ static struct attribute *dazukofs_stat_attrs[] = {
 	&dazukofs_stat_cache_invalidations.attr.attr,
 	&dazukofs_stat_close_writes.attr.attr,
 	&dazukofs_stat_close_writes_dropped.attr.attr,
+	&dazukofs_stat_excluded.attr.attr,
 	NULL,
 };
 

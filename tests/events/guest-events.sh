@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Guest script (root, in the VM): the access event integration tests.
 # Loads dazukofs, mounts configfs and a dazukofs over a tmpfs, runs
-# events-test, record-test and cache-test, then cache-test over lowers
+# events-test, record-test, cgroup-test and cache-test, then cache-test over lowers
 # that remember nothing (the harness's 9p share, ext4 on a loop device,
 # remember=off) and over a disk, then unmounts, unloads and checks that no
 # group is left.
@@ -24,6 +24,11 @@ start=$(date +%s)
 "$BIN/record-test" "$LOWER" "$MNT" ${DAZUKOFS_TEST_FILTER:-} >"$OUT/record-test.log" 2>&1 || rc=1
 cat "$OUT/record-test.log"
 echo "guest-events: record-test took $(( $(date +%s) - start )) s"
+
+start=$(date +%s)
+"$BIN/cgroup-test" "$LOWER" "$MNT" ${DAZUKOFS_TEST_FILTER:-} >"$OUT/cgroup-test.log" 2>&1 || rc=1
+cat "$OUT/cgroup-test.log"
+echo "guest-events: cgroup-test took $(( $(date +%s) - start )) s"
 
 # A FUSE filesystem whose reads of "stall" files wait to be released:
 # cache-test's direct reads that hold a page (dio_into_mapping).

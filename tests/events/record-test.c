@@ -193,10 +193,10 @@ static void answer(unsigned long id, int verdict)
 
 /* ---------------------------------------------------------------- */
 
-/* Format 1 stays the default; only 1 and 2 may be written. */
+/* Format 1 stays the default; only 1, 2 and 3 may be written. */
 static void record_attribute(void **state)
 {
-	static const char *const bad[] = { "0", "3", "x", "2x", "-1",
+	static const char *const bad[] = { "0", "4", "x", "2x", "-1",
 					   "4294967298", "2 2" };
 	struct dazukofs_proto_event ev;
 	size_t i;
@@ -216,6 +216,8 @@ static void record_attribute(void **state)
 	assert_int_equal(ev_opener_wait(pid, 20000), 0);
 	group_attr("record", "2\n", 0);
 	expect_attr("record", "2\n");
+	group_attr("record", "3", 0);
+	expect_attr("record", "3\n");
 	group_attr("record", "1", 0);
 	expect_attr("record", "1\n");
 }

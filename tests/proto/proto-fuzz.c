@@ -215,8 +215,16 @@ static int ref_parse_record(const uint8_t *p, size_t len,
 	    ref_lit(&p, end, " ino=") || ref_ullong(&p, end, ULLONG_MAX, &r.ino) ||
 	    ref_lit(&p, end, " size=") || ref_ullong(&p, end, LLONG_MAX, &size) ||
 	    ref_lit(&p, end, " change=") ||
-	    ref_ullong(&p, end, ULLONG_MAX, &r.change) ||
-	    ref_lit(&p, end, "\n") || p != end)
+	    ref_ullong(&p, end, ULLONG_MAX, &r.change))
+		return -1;
+	r.format = DAZUKOFS_RECORD_V2;
+	r.cgroup = 0;
+	if (!ref_lit(&p, end, " cgroup=")) {
+		if (ref_ullong(&p, end, ULLONG_MAX, &r.cgroup))
+			return -1;
+		r.format = DAZUKOFS_RECORD_V3;
+	}
+	if (ref_lit(&p, end, "\n") || p != end)
 		return -1;
 	r.id = (unsigned long)id;
 	r.fd = negative ? -(int)fd : (int)fd;
@@ -295,10 +303,11 @@ static int rec_equal(const struct dazukofs_proto_record *a,
 	       a->uid == b->uid && a->euid == b->euid && a->fsuid == b->fsuid &&
 	       a->type == b->type && a->access == b->access &&
 	       a->dev_major == b->dev_major && a->dev_minor == b->dev_minor &&
-	       a->ino == b->ino && a->size == b->size && a->change == b->change;
+	       a->ino == b->ino && a->size == b->size && a->change == b->change &&
+	       a->format == b->format && a->cgroup == b->cgroup;
 }
 
-/* What DAZUKOFS_RECORD_FORMAT makes of rec, by snprintf. */
+/* What DAZUKOFS_RECORD_FORMAT (or _RECORD3_) makes of rec, by snprintf. */
 static int snprintf_record(char *buf, size_t size,
 			   const struct dazukofs_proto_record *r)
 {
@@ -315,6 +324,11 @@ static int snprintf_record(char *buf, size_t size,
 			*a++ = "rwtc"[i];
 	}
 	*a = '\0';
+	if (r->format == DAZUKOFS_RECORD_V3)
+		return snprintf(buf, size, DAZUKOFS_RECORD3_FORMAT, r->id,
+				r->fd, r->pid, r->uid, r->euid, r->fsuid, type,
+				access, r->dev_major, r->dev_minor, r->ino,
+				r->size, r->change, r->cgroup);
 	return snprintf(buf, size, DAZUKOFS_RECORD_FORMAT, r->id, r->fd,
 			r->pid, r->uid, r->euid, r->fsuid, type, access,
 			r->dev_major, r->dev_minor, r->ino, r->size, r->change);
@@ -323,7 +337,7 @@ static int snprintf_record(char *buf, size_t size,
 static void check_record_text(const uint8_t *data, size_t size)
 {
 	struct dazukofs_proto_record rec, ref, again, untouched;
-	char buf[DAZUKOFS_RECORD_MAX], want[DAZUKOFS_RECORD_MAX];
+	char buf[DAZUKOFS_RECORD3_MAX], want[DAZUKOFS_RECORD3_MAX];
 	int ok, ref_ok, n;
 
 	memset(&rec, 0x5a, sizeof(rec));
@@ -446,7 +460,7 @@ static void check_format(const uint8_t *data, size_t size)
 static void check_format_record(const uint8_t *data, size_t size)
 {
 	struct dazukofs_proto_record rec, back;
-	char want[DAZUKOFS_RECORD_MAX];
+	char want[DAZUKOFS_RECORD3_MAX];
 	size_t bsize;
 	int n, valid;
 
@@ -458,14 +472,19 @@ static void check_format_record(const uint8_t *data, size_t size)
 		rec.type = 1U << (rec.type % 3);
 	if (data[0] & 2)
 		rec.access &= 0xf;
+	if (data[0] & 4)
+		rec.format = DAZUKOFS_RECORD_V2 + (rec.format & 1);
 	valid = (rec.type == DAZUKOFS_EVENT_OPEN ||
 		 rec.type == DAZUKOFS_EVENT_EXEC ||
 		 rec.type == DAZUKOFS_EVENT_CLOSE_WRITE) &&
 		!(rec.access & ~0xfU) && rec.pid >= 0 && rec.size >= 0 &&
-		rec.fd != INT_MIN;
+		rec.fd != INT_MIN && (rec.format == DAZUKOFS_RECORD_V2 ||
+				      rec.format == DAZUKOFS_RECORD_V3);
 	n = valid ? snprintf_record(want, sizeof(want), &rec) : -1;
-	CHECK(!valid || (n > 0 && n < DAZUKOFS_RECORD_MAX));
-	for (bsize = 0; bsize <= DAZUKOFS_RECORD_MAX; bsize++) {
+	CHECK(!valid || (n > 0 && n < (rec.format == DAZUKOFS_RECORD_V3 ?
+					DAZUKOFS_RECORD3_MAX :
+					DAZUKOFS_RECORD_MAX)));
+	for (bsize = 0; bsize <= DAZUKOFS_RECORD3_MAX; bsize++) {
 		/* exact-size heap buffer: ASan sees any write past bsize */
 		char *buf = malloc(bsize ? bsize : 1);
 		int got;
@@ -475,10 +494,15 @@ static void check_format_record(const uint8_t *data, size_t size)
 		if (!valid || (size_t)n >= bsize) {
 			CHECK(got == -1);
 		} else {
+			struct dazukofs_proto_record same = rec;
+
 			CHECK(got == n && !strcmp(buf, want));
+			/* format 2 has no cgroup: it reads back as 0 */
+			if (rec.format == DAZUKOFS_RECORD_V2)
+				same.cgroup = 0;
 			memset(&back, 0, sizeof(back));
 			CHECK(!dazukofs_proto_parse_record(buf, (size_t)got, &back));
-			CHECK(rec_equal(&back, &rec));
+			CHECK(rec_equal(&back, &same));
 			CHECK(dazukofs_proto_line_len(buf, (size_t)got) ==
 			      (size_t)got);
 		}

@@ -559,17 +559,20 @@ static void response_remember(void **state)
 /* ---- format 2: one record per line ---- */
 
 static const struct dazukofs_proto_record rec_basic = {
+	.format = DAZUKOFS_RECORD_V2,
 	.id = 7, .fd = 5, .pid = 1234, .uid = 1000, .euid = 0, .fsuid = 1000,
 	.type = DAZUKOFS_EVENT_OPEN,
 	.access = DAZUKOFS_ACCESS_READ | DAZUKOFS_ACCESS_TRUNC,
 	.dev_major = 8, .dev_minor = 1, .ino = 42, .size = 100, .change = 3,
 };
 
-#define REC_BASIC_TEXT "id=7 fd=5 pid=1234 uid=1000 euid=0 fsuid=1000 " \
-	"type=open access=rt dev=8:1 ino=42 size=100 change=3\n"
+#define REC_BASIC_NO_NL "id=7 fd=5 pid=1234 uid=1000 euid=0 fsuid=1000 " \
+	"type=open access=rt dev=8:1 ino=42 size=100 change=3"
+#define REC_BASIC_TEXT REC_BASIC_NO_NL "\n"
 
 /* The longest record: every number at its widest, fd negative. */
 static const struct dazukofs_proto_record rec_longest = {
+	.format = DAZUKOFS_RECORD_V2,
 	.id = ULONG_MAX, .fd = -INT_MAX, .pid = INT_MAX, .uid = UINT_MAX,
 	.euid = UINT_MAX, .fsuid = UINT_MAX, .type = DAZUKOFS_EVENT_CLOSE_WRITE,
 	.access = 0xf, .dev_major = UINT_MAX, .dev_minor = UINT_MAX,
@@ -595,7 +598,8 @@ static int rec_equal(const struct dazukofs_proto_record *a,
 	       a->uid == b->uid && a->euid == b->euid && a->fsuid == b->fsuid &&
 	       a->type == b->type && a->access == b->access &&
 	       a->dev_major == b->dev_major && a->dev_minor == b->dev_minor &&
-	       a->ino == b->ino && a->size == b->size && a->change == b->change;
+	       a->ino == b->ino && a->size == b->size && a->change == b->change &&
+	       a->format == b->format && a->cgroup == b->cgroup;
 }
 
 static const char *access_text(unsigned int access, char *buf)
@@ -621,12 +625,18 @@ static const char *type_text(unsigned int type)
 	}
 }
 
-/* What DAZUKOFS_RECORD_FORMAT makes of rec, by snprintf. */
+/* What DAZUKOFS_RECORD_FORMAT (or _RECORD3_) makes of rec, by snprintf. */
 static int snprintf_rec(char *buf, size_t size,
 			const struct dazukofs_proto_record *r)
 {
 	char acc[8];
 
+	if (r->format == DAZUKOFS_RECORD_V3)
+		return snprintf(buf, size, DAZUKOFS_RECORD3_FORMAT, r->id, r->fd,
+				r->pid, r->uid, r->euid, r->fsuid,
+				type_text(r->type), access_text(r->access, acc),
+				r->dev_major, r->dev_minor, r->ino, r->size,
+				r->change, r->cgroup);
 	return snprintf(buf, size, DAZUKOFS_RECORD_FORMAT, r->id, r->fd, r->pid,
 			r->uid, r->euid, r->fsuid, type_text(r->type),
 			access_text(r->access, acc), r->dev_major, r->dev_minor,
@@ -659,8 +669,11 @@ static void format_record_matches_uapi_format(void **state)
 	recs[3].type = DAZUKOFS_EVENT_CLOSE_WRITE;
 	recs[3].access = DAZUKOFS_ACCESS_WRITE | DAZUKOFS_ACCESS_CREATE;
 	memset(&recs[4], 0, sizeof(recs[4]));
+	recs[4].format = DAZUKOFS_RECORD_V2;
 	recs[4].type = DAZUKOFS_EVENT_OPEN;
 	recs[5].access = 0xf;
+	recs[5].format = DAZUKOFS_RECORD_V3;
+	recs[5].cgroup = 4242;
 	recs[5].fd = INT_MAX;
 	recs[6].fd = -1;
 	recs[6].access = DAZUKOFS_ACCESS_CREATE;
@@ -690,6 +703,61 @@ static void format_record_longest_fits(void **state)
 	plus.fd = INT_MAX;
 	assert_int_equal(dazukofs_proto_format_record(buf, sizeof(buf), &plus),
 			 n - 1);
+}
+
+/*
+ * The longest format-3 record needs more than DAZUKOFS_RECORD_MAX, which
+ * is why format 3 has its own maximum, and fits that with its NUL.
+ */
+static void format_record3_longest_fits(void **state)
+{
+	char buf[DAZUKOFS_RECORD3_MAX], want[DAZUKOFS_RECORD3_MAX * 2];
+	struct dazukofs_proto_record rec = rec_longest;
+	int n;
+
+	(void)state;
+	rec.format = DAZUKOFS_RECORD_V3;
+	rec.cgroup = ULLONG_MAX;
+	n = dazukofs_proto_format_record(buf, sizeof(buf), &rec);
+	assert_true(n >= DAZUKOFS_RECORD_MAX);
+	assert_true(n < DAZUKOFS_RECORD3_MAX);
+	assert_int_equal(n, snprintf_rec(want, sizeof(want), &rec));
+	assert_string_equal(buf, want);
+	assert_int_equal(dazukofs_proto_format_record(buf, DAZUKOFS_RECORD_MAX,
+						      &rec), -1);
+}
+
+/* A record with a cgroup field is of format 3; strict as format 2. */
+static void parse_record3_forms(void **state)
+{
+	static const char *const bad[] = {
+		REC_BASIC_NO_NL " cgroup=\n",
+		REC_BASIC_NO_NL " cgroup=-1\n",
+		REC_BASIC_NO_NL " cgroup=18446744073709551616\n",
+		REC_BASIC_NO_NL " cgroup=1 cgroup=2\n",
+		REC_BASIC_NO_NL "  cgroup=1\n",
+		REC_BASIC_NO_NL " cgroup=1 \n",
+		REC_BASIC_NO_NL " cgroup=1",
+		REC_BASIC_NO_NL " cgroup=0x1\n",
+		REC_BASIC_NO_NL " Cgroup=1\n",
+		REC_BASIC_NO_NL " cgroups=1\n",
+		REC_BASIC_NO_NL " \n",
+	};
+	static const char good[] = REC_BASIC_NO_NL " cgroup=0042\n";
+	struct dazukofs_proto_record rec, want = rec_basic;
+
+	(void)state;
+	want.format = DAZUKOFS_RECORD_V3;
+	want.cgroup = 42;
+	assert_int_equal(parse_rec(good, sizeof(good) - 1, &rec), 0);
+	assert_true(rec_equal(&rec, &want));
+	assert_int_equal(parse_rec(REC_BASIC_TEXT, strlen(REC_BASIC_TEXT), &rec), 0);
+	assert_int_equal(rec.format, DAZUKOFS_RECORD_V2);
+	assert_true(rec.cgroup == 0);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (parse_rec(bad[i], strlen(bad[i]), &rec) != -1)
+			fail_msg("accepted '%s'", bad[i]);
+	}
 }
 
 /* Every buffer size: too small fails, nothing past size is touched. */
@@ -723,13 +791,16 @@ static void format_record_buffer_limits(void **state)
 
 static void format_record_rejects_invalid(void **state)
 {
-	struct dazukofs_proto_record bad[9];
+	struct dazukofs_proto_record bad[12];
 	char buf[DAZUKOFS_RECORD_MAX];
 	size_t i;
 
 	(void)state;
-	for (i = 0; i < 9; i++)
+	for (i = 0; i < 12; i++)
 		bad[i] = rec_basic;
+	bad[9].format = 0;
+	bad[10].format = DAZUKOFS_RECORD_V1;
+	bad[11].format = DAZUKOFS_RECORD_V3 + 1;
 	bad[0].fd = INT_MIN;
 	bad[1].pid = -1;
 	bad[2].size = -1;
@@ -739,7 +810,7 @@ static void format_record_rejects_invalid(void **state)
 	bad[6].access = 0x10;
 	bad[7].access = 0x80000000U;
 	bad[8].pid = INT_MIN;
-	for (i = 0; i < 9; i++) {
+	for (i = 0; i < 12; i++) {
 		memset(buf, CANARY, sizeof(buf));
 		if (dazukofs_proto_format_record(buf, sizeof(buf), &bad[i]) != -1)
 			fail_msg("formatted invalid record #%zu", i);
@@ -761,11 +832,14 @@ static void parse_record_round_trip(void **state)
 	recs[3].access = 0xf;
 	recs[3].type = DAZUKOFS_EVENT_CLOSE_WRITE;
 	memset(&recs[4], 0, sizeof(recs[4]));
+	recs[4].format = DAZUKOFS_RECORD_V3;
 	recs[4].type = DAZUKOFS_EVENT_OPEN;
+	recs[1].format = DAZUKOFS_RECORD_V3;
+	recs[1].cgroup = ULLONG_MAX;
 	for (unsigned int a = 0; a <= 0xf; a++) {
 		for (i = 0; i < sizeof(recs) / sizeof(recs[0]); i++) {
 			struct dazukofs_proto_record got;
-			char buf[DAZUKOFS_RECORD_MAX];
+			char buf[DAZUKOFS_RECORD3_MAX];
 			int n;
 
 			recs[i].access = a;
@@ -999,6 +1073,8 @@ int main(void)
 		cmocka_unit_test(format_record_basic),
 		cmocka_unit_test(format_record_matches_uapi_format),
 		cmocka_unit_test(format_record_longest_fits),
+		cmocka_unit_test(format_record3_longest_fits),
+		cmocka_unit_test(parse_record3_forms),
 		cmocka_unit_test(format_record_buffer_limits),
 		cmocka_unit_test(format_record_rejects_invalid),
 		cmocka_unit_test(parse_record_round_trip),

@@ -6,7 +6,8 @@
  * hands out access events on the character device DAZUKOFS_DEV_PREFIX "N".
  * A read() returns one event as text, DAZUKOFS_EVENT_FORMAT; a write() of
  * DAZUKOFS_RESPONSE_FORMAT answers it.  A group may choose record format 2
- * instead (DAZUKOFS_RECORD_FORMAT, batches of events and of answers).
+ * instead (DAZUKOFS_RECORD_FORMAT, batches of events and of answers), or
+ * format 3, which also names the opener's cgroup (DAZUKOFS_RECORD3_FORMAT).
  * Counters are in DAZUKOFS_SYSFS_ROOT.
  * Documentation/filesystems/dazukofs.rst describes the protocol in full.
  */
@@ -85,10 +86,18 @@
  *   change      its change counter (statx's STATX_CHANGE_COOKIE, i_version)
  *               then, or 0 if the filesystem keeps none
  *
- * A read() returns up to count / DAZUKOFS_RECORD_MAX records (at most
+ * Format 3 (DAZUKOFS_RECORD3_FORMAT) is format 2 with one more field:
+ *
+ *   cgroup      the cgroup v2 id of the opener (of the closer, for
+ *               close_write): the inode number of its directory in the
+ *               cgroup2 filesystem, as name_to_handle_at() and statx()
+ *               give it there; global, not relative to the reader's
+ *               cgroup namespace
+ *
+ * A read() returns up to count / DAZUKOFS_RECORD_MAX records
+ * (count / DAZUKOFS_RECORD3_MAX in format 3; at most
  * DAZUKOFS_RECORD_BATCH_MAX), each with its own fd, and waits only for
- * the first; a count below
- * DAZUKOFS_RECORD_MAX fails with EINVAL.  A write() of any length may
+ * the first; a count below one record's maximum fails with EINVAL.  A write() of any length may
  * carry several answers, one per line (each at most DAZUKOFS_RESPONSE_MAX
  * bytes); it returns the bytes of the answers taken, short before the
  * first one that fails (the next write() starting with that one fails
@@ -96,6 +105,7 @@
  */
 #define DAZUKOFS_RECORD_V1		1
 #define DAZUKOFS_RECORD_V2		2
+#define DAZUKOFS_RECORD_V3		3
 #define DAZUKOFS_RECORD_FORMAT \
 	"id=%lu fd=%d pid=%d uid=%u euid=%u fsuid=%u type=%s access=%s " \
 	"dev=%u:%u ino=%llu size=%lld change=%llu\n"
@@ -104,6 +114,16 @@
  * unit of a format-2 read()'s count, which must be at least this.
  */
 #define DAZUKOFS_RECORD_MAX		256
+#define DAZUKOFS_RECORD3_FORMAT \
+	"id=%lu fd=%d pid=%d uid=%u euid=%u fsuid=%u type=%s access=%s " \
+	"dev=%u:%u ino=%llu size=%lld change=%llu cgroup=%llu\n"
+/*
+ * Room for any format-3 record and a NUL (the longest is 263 bytes): the
+ * unit of a format-3 read()'s count.  A reader that does not know which
+ * of formats 2 and 3 its group uses reads at most count / 256 records
+ * with a count of at least DAZUKOFS_RECORD3_MAX.
+ */
+#define DAZUKOFS_RECORD3_MAX		288
 /* The most records one read() returns. */
 #define DAZUKOFS_RECORD_BATCH_MAX	1024
 
@@ -127,6 +147,21 @@
 #define DAZUKOFS_EVENT_NAME_OPEN	"open"
 #define DAZUKOFS_EVENT_NAME_EXEC	"exec"
 #define DAZUKOFS_EVENT_NAME_CLOSE_WRITE	"close_write"
+
+/*
+ * A group's attribute "exclude_cgroups": the cgroups (v2) whose processes,
+ * and those of their descendants, make no event for the group, nor find
+ * its remembered verdicts (as if they held DAZUKOFS_DEV_PREFIX "ign" for
+ * this group alone).  A write replaces the list: cgroup ids (decimal) or
+ * paths below the cgroup2 root as /proc/PID/cgroup shows them ("/a/b"),
+ * separated by blanks or newlines, at most DAZUKOFS_EXCLUDE_CGROUPS_MAX;
+ * an empty write empties it.  Malformed text fails with EINVAL, an id or
+ * path of no cgroup with ENOENT, too many with E2BIG; a failed write
+ * changes nothing.  A read lists the ids, one per line; a cgroup that was
+ * removed drops out of the list.  Each access spared counts in the
+ * group's "excluded".
+ */
+#define DAZUKOFS_EXCLUDE_CGROUPS_MAX	64
 
 /*
  * A new group's settings, as its configfs attributes read until written:
