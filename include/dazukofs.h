@@ -77,11 +77,11 @@ struct dazukofs_access {
 #define DAZUKOFS_ACCESS_CREATE		0x8	/* the open created the file */
 
 /*
- * What a record of format 2 says besides struct dazukofs_access; of a
+ * What a record of format 2 or 3 says besides struct dazukofs_access; of a
  * format-1 record only format is set (1), the rest is 0.
  */
 struct dazukofs_access_info {
-	int format;		/* DAZUKOFS_RECORD_V1 or DAZUKOFS_RECORD_V2 */
+	int format;		/* DAZUKOFS_RECORD_V1, _V2 or _V3 */
 	unsigned int type;	/* DAZUKOFS_EVENT_OPEN, _EXEC or _CLOSE_WRITE */
 	unsigned int access;	/* DAZUKOFS_ACCESS_* */
 	/*
@@ -95,7 +95,12 @@ struct dazukofs_access_info {
 	uint64_t ino;		/* and st_ino (ino_t's size depends on the build) */
 	int64_t size;		/* its size when acc->fd was opened */
 	uint64_t change;	/* its change counter then, 0 if none is kept */
-	uint64_t reserved[4];	/* zero: room for later fields */
+	/*
+	 * Format 3: the opener's cgroup v2 id (the closer's for a
+	 * close_write); dazukofs_cgroup_path() names it.  0 in format 2.
+	 */
+	uint64_t cgroup;
+	uint64_t reserved[3];	/* zero: room for later fields */
 };
 
 /* Where the library looks; NULL members mean the system defaults. */
@@ -166,13 +171,40 @@ unsigned int dazukofs_events_parse(const char *names);
 int dazukofs_events_format(unsigned int events, char *buf, size_t size);
 /*
  * The group's record format: DAZUKOFS_RECORD_V1 (the default, id, fd and
- * pid only) or DAZUKOFS_RECORD_V2 (also who opened the file how, which
- * file it is, and fd errors; see dazukofs_get_access_info()).  The reading
- * functions below take either.  -1/EOPNOTSUPP if the module is too old.
+ * pid only), DAZUKOFS_RECORD_V2 (also who opened the file how, which
+ * file it is, and fd errors; see dazukofs_get_access_info()) or
+ * DAZUKOFS_RECORD_V3 (format 2 and the opener's cgroup).  The reading
+ * functions below take any.  -1/EOPNOTSUPP if the module is too old.
  */
 #define DAZUKOFS_RECORD_V1		1
 #define DAZUKOFS_RECORD_V2		2
+#define DAZUKOFS_RECORD_V3		3
 int dazukofs_group_set_record(const char *name, int format);
+/*
+ * The cgroups (v2) whose processes, and their descendants', make no event
+ * for the group: n ids (0 for none), at most
+ * DAZUKOFS_EXCLUDE_CGROUPS_MAX, replacing the list.  -1/ENOENT if an id
+ * names no cgroup (the list is then unchanged), -1/EOPNOTSUPP if the
+ * module is too old.  The getter fills up to max ids and returns how many
+ * the group excludes (removed cgroups drop out).
+ */
+#define DAZUKOFS_EXCLUDE_CGROUPS_MAX	64
+int dazukofs_group_set_exclude_cgroups(const char *name, const uint64_t *ids,
+				       size_t n);
+int dazukofs_group_get_exclude_cgroups(const char *name, uint64_t *ids,
+				       size_t max);
+/*
+ * Cgroup ids and paths.  A path is below the cgroup2 root, as
+ * /proc/PID/cgroup shows it ("/system.slice/x.service"), or the
+ * directory's own path in the mounted cgroup2 filesystem.
+ * dazukofs_cgroup_id(): -1/ENOENT if the path is no cgroup.
+ * dazukofs_cgroup_path() walks the cgroup2 filesystem for the id (no
+ * privilege needed; cost grows with the number of cgroups): the path's
+ * length, -1/ENOENT if no cgroup has the id (any more), -1/ERANGE if
+ * the path does not fit.
+ */
+int dazukofs_cgroup_id(const char *path, uint64_t *id);
+int dazukofs_cgroup_path(uint64_t id, char *buf, size_t size);
 /*
  * What the setters above set, read back.  -1/EOPNOTSUPP if the module is
  * too old to have the attribute.

@@ -235,13 +235,13 @@ DZ_EXPORT int dazukofs_group_set_record(const char *name, int format)
 		 name ? name : "(null)");
 	if (!dz_check_name(what, name))
 		return -1;
-	if (format != DAZUKOFS_RECORD_V1 && format != DAZUKOFS_RECORD_V2) {
-		dz_fail_plain(EINVAL, "%s: format %d is not 1 or 2", what,
+	if (format < DAZUKOFS_RECORD_V1 || format > DAZUKOFS_RECORD_V3) {
+		dz_fail_plain(EINVAL, "%s: format %d is not 1, 2 or 3", what,
 			      format);
 		return -1;
 	}
 	return dz_write_new_attr(what, name, "record",
-				 format == DAZUKOFS_RECORD_V2 ? "2" : "1");
+				 (const char[]){ (char)('0' + format), '\0' });
 }
 
 DZ_EXPORT int dazukofs_group_delete(const char *name)
@@ -548,10 +548,10 @@ DZ_EXPORT int dazukofs_group_get_record(const char *name, int *format)
 {
 	unsigned int v;
 
-	if (dz_get_uint_attr(name, "record", DAZUKOFS_RECORD_V2, &v))
+	if (dz_get_uint_attr(name, "record", DAZUKOFS_RECORD_V3, &v))
 		return -1;
 	if (v < DAZUKOFS_RECORD_V1) {
-		dz_fail_plain(EIO, "cannot read record of group '%.80s': %u is not 1 or 2",
+		dz_fail_plain(EIO, "cannot read record of group '%.80s': %u is not 1, 2 or 3",
 			      name, v);
 		return -1;
 	}
@@ -574,4 +574,51 @@ DZ_EXPORT int dazukofs_group_get_events(const char *name, unsigned int *events)
 	}
 	*events = bits;
 	return 0;
+}
+
+DZ_EXPORT int dazukofs_group_set_exclude_cgroups(const char *name,
+						 const uint64_t *ids, size_t n)
+{
+	/* "\n" when empty: a write of nothing would not reach the module */
+	char what[DZ_WHAT_MAX], text[DAZUKOFS_EXCLUDE_CGROUPS_MAX * 21 + 2] = "\n";
+	size_t len = 0;
+
+	snprintf(what, sizeof(what),
+		 "cannot set the excluded cgroups of group '%.80s'",
+		 name ? name : "(null)");
+	if (!dz_check_name(what, name))
+		return -1;
+	if ((n && !ids) || n > DAZUKOFS_EXCLUDE_CGROUPS_MAX) {
+		dz_fail_plain(n > DAZUKOFS_EXCLUDE_CGROUPS_MAX ? E2BIG : EINVAL,
+			      "%s: %zu ids%s (at most %d)", what, n, ids ? "" : " and none given",
+			      DAZUKOFS_EXCLUDE_CGROUPS_MAX);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		len += (size_t)snprintf(text + len, sizeof(text) - len, "%" PRIu64 "\n",
+					ids[i]);
+	return dz_write_new_attr(what, name, "exclude_cgroups", text);
+}
+
+DZ_EXPORT int dazukofs_group_get_exclude_cgroups(const char *name, uint64_t *ids,
+						 size_t max)
+{
+	char buf[DAZUKOFS_EXCLUDE_CGROUPS_MAX * 21 + 2];
+	size_t count = 0;
+	char *line, *save;
+
+	if (dazukofs_group_get_attr(name, "exclude_cgroups", buf, sizeof(buf)))
+		return -1;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		uint64_t id;
+
+		if (dz_attr_uint("cannot read the excluded cgroups", name,
+				 "exclude_cgroups", line, UINT64_MAX, &id))
+			return -1;
+		if (count < max && ids)
+			ids[count] = id;
+		count++;
+	}
+	return (int)count;
 }

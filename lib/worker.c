@@ -2,9 +2,9 @@
 /*
  * Workers: a handle is one open group device (/dev/dazukofs.N).  A read
  * returns one event record in format 1, one or more (one per line) in
- * format 2, parsed by the protocol code the module uses; the format is
- * told from the text.  An answer is one write in format 1; in format 2 a
- * write may carry several.  A handle belongs to one thread at a time.
+ * formats 2 and 3, parsed by the protocol code the module uses; the
+ * format is told from the text.  An answer is one write in format 1; in
+ * formats 2 and 3 a write may carry several.  A handle belongs to one thread at a time.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,7 +25,7 @@ struct dazukofs_handle {
 	int fd;
 	int id;
 	int flags;
-	int format;		/* of the records read so far: 0 (none yet), 1, 2 */
+	int format;		/* of the records read so far: 0 (none yet), 1, 2 (or 3) */
 	char *batch;		/* the buffer of dazukofs_get_accesses() */
 	size_t batch_size;
 	char group[DAZUKOFS_GROUP_NAME_MAX + 1];
@@ -208,7 +208,7 @@ static void fill_v2(const struct dazukofs_proto_record *rec,
 	if (!info)
 		return;
 	memset(info, 0, sizeof(*info));
-	info->format = DAZUKOFS_RECORD_V2;
+	info->format = (int)rec->format;
 	info->type = rec->type;
 	info->access = rec->access;
 	info->fd_error = rec->fd < 0 ? -rec->fd : 0;
@@ -219,6 +219,7 @@ static void fill_v2(const struct dazukofs_proto_record *rec,
 	info->ino = rec->ino;
 	info->size = rec->size;
 	info->change = rec->change;
+	info->cgroup = rec->cgroup;
 }
 
 /* The outcome of one read of records. */
@@ -318,8 +319,13 @@ static void fail_malformed(struct dazukofs_handle *h, const struct dz_batch *b)
 static int get_records(struct dazukofs_handle *h, struct dazukofs_access *accs,
 		       struct dazukofs_access_info *infos, size_t max)
 {
-	char one[DAZUKOFS_RECORD_MAX];
-	size_t size = max * DAZUKOFS_RECORD_MAX;
+	/*
+	 * The format may change between reads: max records of format 2, or
+	 * fewer of format 3, and room for one of either (see the UAPI).
+	 */
+	char one[DAZUKOFS_RECORD3_MAX];
+	size_t size = max * DAZUKOFS_RECORD_MAX < sizeof(one) ? sizeof(one) :
+		      max * DAZUKOFS_RECORD_MAX;
 	struct dz_batch b;
 	char *buf = one;
 

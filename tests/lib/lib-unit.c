@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <mntent.h>
 #include <poll.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -722,9 +723,12 @@ static void test_set_record(void **state)
 	assert_string_equal(fake_read(f->configfs, "g/record"), "1");
 	assert_int_equal(dazukofs_group_set_record("g", 0), -1);
 	assert_int_equal(errno, EINVAL);
-	assert_int_equal(dazukofs_group_set_record("g", 3), -1);
+	assert_int_equal(dazukofs_group_set_record("g", DAZUKOFS_RECORD_V3), 0);
+	assert_string_equal(fake_read(f->configfs, "g/record"), "3");
+	assert_int_equal(dazukofs_group_set_record("g", DAZUKOFS_RECORD_V1), 0);
+	assert_int_equal(dazukofs_group_set_record("g", 4), -1);
 	assert_int_equal(errno, EINVAL);
-	assert_msg("cannot set the record format of group 'g': format 3 is not 1 or 2");
+	assert_msg("cannot set the record format of group 'g': format 4 is not 1, 2 or 3");
 	assert_int_equal(dazukofs_group_set_record("g", -1), -1);
 	assert_int_equal(errno, EINVAL);
 	assert_string_equal(fake_read(f->configfs, "g/record"), "1");
@@ -856,6 +860,112 @@ static void test_info_v2(void **state)
 	assert_answers(dev, "id=10 r=0\n");
 	assert_int_equal(dazukofs_close(h), 0);
 	close(dev);
+}
+
+/* Format 3: format 2 and the opener's cgroup. */
+static void test_info_v3(void **state)
+{
+	struct fake *f = *state;
+	struct dazukofs_access_info info;
+	struct dazukofs_access acc;
+	char path[512];
+	dazukofs_handle_t h;
+	int dev, efd;
+
+	h = open_fake(f, "v3", 3, 0, &dev);
+	efd = event_file(f, path, sizeof(path));
+	put_record2(dev, 9, efd, 4321, REST2 " cgroup=18446744073709551615");
+	assert_int_equal(dazukofs_get_access_info(h, &acc, &info), 0);
+	assert_int_equal(acc.id, 9);
+	assert_int_equal(acc.fd, efd);
+	assert_int_equal(info.format, DAZUKOFS_RECORD_V3);
+	assert_true(info.cgroup == UINT64_MAX);
+	assert_true(info.change == 77);
+	assert_int_equal(dazukofs_return_access(h, &acc), 0);
+	assert_answers(dev, "id=9 r=0\n");
+	/* the same handle then reads a format-2 record: no cgroup */
+	efd = event_file(f, path, sizeof(path));
+	put_record2(dev, 10, efd, 1, REST2);
+	assert_int_equal(dazukofs_get_access_info(h, &acc, &info), 0);
+	assert_int_equal(info.format, DAZUKOFS_RECORD_V2);
+	assert_true(info.cgroup == 0);
+	assert_int_equal(dazukofs_return_access(h, &acc), 0);
+	assert_answers(dev, "id=10 r=0\n");
+	assert_int_equal(dazukofs_close(h), 0);
+	close(dev);
+}
+
+static void test_exclude_cgroups(void **state)
+{
+	struct fake *f = *state;
+	uint64_t ids[DAZUKOFS_EXCLUDE_CGROUPS_MAX + 1] = { 5, UINT64_MAX };
+	uint64_t got[2];
+
+	assert_int_equal(dazukofs_group_create("g", NULL), 0);
+	/* an older module: no attribute */
+	assert_int_equal(dazukofs_group_set_exclude_cgroups("g", ids, 1), -1);
+	assert_int_equal(errno, EOPNOTSUPP);
+	fake_write(f->configfs, "g/exclude_cgroups", "");
+	assert_int_equal(dazukofs_group_set_exclude_cgroups("g", ids, 2), 0);
+	assert_string_equal(fake_read(f->configfs, "g/exclude_cgroups"),
+			    "5\n18446744073709551615\n");
+	assert_int_equal(dazukofs_group_get_exclude_cgroups("g", got, 2), 2);
+	assert_true(got[0] == 5 && got[1] == UINT64_MAX);
+	/* more than max: counted, not stored */
+	assert_int_equal(dazukofs_group_get_exclude_cgroups("g", got, 1), 2);
+	assert_int_equal(dazukofs_group_get_exclude_cgroups("g", NULL, 0), 2);
+	/* none: a newline, as "echo > exclude_cgroups" */
+	assert_int_equal(dazukofs_group_set_exclude_cgroups("g", NULL, 0), 0);
+	assert_string_equal(fake_read(f->configfs, "g/exclude_cgroups"), "\n");
+	assert_int_equal(dazukofs_group_get_exclude_cgroups("g", got, 2), 0);
+	assert_int_equal(dazukofs_group_set_exclude_cgroups("g", ids,
+							    DAZUKOFS_EXCLUDE_CGROUPS_MAX + 1), -1);
+	assert_int_equal(errno, E2BIG);
+	assert_int_equal(dazukofs_group_set_exclude_cgroups("g", NULL, 1), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(dazukofs_group_set_exclude_cgroups("a b", ids, 1), -1);
+	assert_int_equal(errno, EINVAL);
+	/* what the module shows is checked */
+	fake_write(f->configfs, "g/exclude_cgroups", "5\nx\n");
+	assert_int_equal(dazukofs_group_get_exclude_cgroups("g", got, 2), -1);
+	assert_int_equal(errno, EIO);
+}
+
+/* The real cgroup2 filesystem of the host: its root is "/". */
+static void test_cgroup_id_path(void **state)
+{
+	char mnt[4096] = "", path[4096];
+	struct mntent *m;
+	struct stat st;
+	uint64_t id;
+	FILE *mounts = setmntent("/proc/self/mounts", "r");
+
+	(void)state;
+	assert_non_null(mounts);
+	while ((m = getmntent(mounts)))
+		if (!strcmp(m->mnt_type, "cgroup2") && !mnt[0])
+			snprintf(mnt, sizeof(mnt), "%s", m->mnt_dir);
+	endmntent(mounts);
+	if (!mnt[0])
+		skip();	/* the VM suites test it on a cgroup2 system */
+	assert_int_equal(stat(mnt, &st), 0);
+	assert_int_equal(dazukofs_cgroup_id("/", &id), 0);
+	assert_true(id == (uint64_t)st.st_ino);
+	assert_int_equal(dazukofs_cgroup_id(mnt, &id), 0);
+	assert_true(id == (uint64_t)st.st_ino);
+	assert_int_equal(dazukofs_cgroup_path(id, path, sizeof(path)), 1);
+	assert_string_equal(path, "/");
+	assert_int_equal(dazukofs_cgroup_path(id, path, 1), -1);
+	assert_int_equal(errno, ERANGE);
+	assert_int_equal(dazukofs_cgroup_id("/no such cgroup", &id), -1);
+	assert_int_equal(errno, ENOENT);
+	assert_int_equal(dazukofs_cgroup_id("relative", &id), -1);
+	assert_int_equal(errno, EINVAL);
+	/* a file of the cgroup2 filesystem is no cgroup */
+	assert_int_equal(dazukofs_cgroup_id("/cgroup.procs", &id), -1);
+	assert_int_equal(errno, ENOENT);
+	assert_int_equal(dazukofs_cgroup_path(UINT64_MAX, path, sizeof(path)), -1);
+	assert_int_equal(errno, ENOENT);
 }
 
 static void test_fd_error(void **state)
@@ -1387,6 +1497,9 @@ int main(void)
 		T(test_set_record),
 		T(test_info_v1),
 		T(test_info_v2),
+		T(test_info_v3),
+		T(test_exclude_cgroups),
+		cmocka_unit_test(test_cgroup_id_path),
 		T(test_fd_error),
 		T(test_fd_error_reads_on),
 		T(test_batch_v2),
