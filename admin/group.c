@@ -6,10 +6,13 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <dzcommon/escape.h>
 
 #include "ctl.h"
 
@@ -21,6 +24,7 @@ enum setting_kind {
 	SET_UINT,	/* a decimal number from min to max */
 	SET_ACTION,	/* allow or deny */
 	SET_EVENTS,	/* open, exec, close_write: blanks or commas between */
+	SET_CGROUPS,	/* cgroup ids or paths: blanks or commas between */
 };
 
 struct group_setting {
@@ -77,10 +81,15 @@ static const struct group_setting settings[] = {
 	  DAZUKOFS_EVENTS_NAMES_DEFAULT,
 	  "what makes events: opens, execs, closes of files\n"
 	  "written through the mount; one or more" },
-	{ "record", "record", SET_UINT, "1|2", DAZUKOFS_RECORD_V1, DAZUKOFS_RECORD_V2, NULL,
+	{ "record", "record", SET_UINT, "1|2|3", DAZUKOFS_RECORD_V1, DAZUKOFS_RECORD_V3, NULL,
 	  DZ_STR(DAZUKOFS_RECORD_DEFAULT),
 	  "the record format: 1 id, fd and pid; 2 also who opened\n"
-	  "the file how, which file, fd errors" },
+	  "the file how, which file, fd errors; 3 also the opener's\n"
+	  "cgroup" },
+	{ "exclude-cgroups", "exclude_cgroups", SET_CGROUPS, "'CGROUP...'", 0, 0, NULL, "",
+	  "cgroups whose processes, and their children's, make no\n"
+	  "events: ids or paths (/system.slice/x.service or\n"
+	  "/sys/fs/cgroup/...); '' for none; replaces the list" },
 	{ "busy-poll", "busy_poll_us", SET_UINT, "US", 0, DAZUKOFS_BUSY_POLL_US_MAX, NULL,
 	  DZ_STR(DAZUKOFS_BUSY_POLL_US_DEFAULT),
 	  "openers and readers spin this long before they sleep;\n"
@@ -112,7 +121,7 @@ static void usage_group(FILE *out)
 
 		snprintf(head, sizeof(head), "--%s%s%s", s->option, s->arg ? " " : "",
 			 s->arg ? s->arg : "");
-		if (s->kind == SET_UINT && strcmp(s->arg, "1|2"))
+		if (s->kind == SET_UINT && strcmp(s->arg, "1|2|3"))
 			snprintf(range, sizeof(range), " (%lu to %lu)", s->min, s->max);
 		fprintf(out, "  %s\n", head);
 		while (*p) {
@@ -121,7 +130,8 @@ static void usage_group(FILE *out)
 			fprintf(out, "        %.*s%s\n", (int)n, p, p[n] ? "" : range);
 			p += n + (p[n] == '\n');
 		}
-		fprintf(out, "        [%s, default %s]\n", s->attr, s->module_default);
+		fprintf(out, "        [%s, default %s]\n", s->attr,
+			*s->module_default ? s->module_default : "none");
 	}
 	fputs("Settings a module lacks are errors (too old), except their defaults.\n",
 	      out);
@@ -152,6 +162,55 @@ static int events_value(const char *v, char *out, size_t size)
 	return 0;
 }
 
+/*
+ * "ID PATH, ..." as the module's ids, separated by blanks (a setting is
+ * one line), resolved here so that the message names what is wrong; -1
+ * after a message.
+ */
+static int cgroups_value(const char *list, char *out, size_t size)
+{
+	size_t len = 0, n = 0;
+	const char *p = list;
+
+	out[0] = '\0';
+	while (*p) {
+		size_t wlen = strcspn(p, " \t\n,");
+		char word[4096];
+		uint64_t id;
+
+		if (!wlen) {
+			p++;
+			continue;
+		}
+		if (wlen >= sizeof(word)) {
+			ctl_err("--exclude-cgroups: '%.40s...' is too long", p);
+			return -1;
+		}
+		memcpy(word, p, wlen);
+		word[wlen] = '\0';
+		p += wlen;
+		if (word[0] == '/' ? dazukofs_cgroup_id(word, &id) :
+		    dazukofs_parse_uint(word, UINT64_MAX, &id)) {
+			if (word[0] == '/')
+				ctl_err("--exclude-cgroups: %s", dazukofs_strerror());
+			else
+				ctl_err("--exclude-cgroups: '%s' is neither a cgroup id nor a path from '/'",
+					word);
+			return -1;
+		}
+		if (++n > DAZUKOFS_EXCLUDE_CGROUPS_MAX) {
+			ctl_err("--exclude-cgroups: more than %d cgroups",
+				DAZUKOFS_EXCLUDE_CGROUPS_MAX);
+			return -1;
+		}
+		len += (size_t)snprintf(out + len, size - len, "%s%" PRIu64, n > 1 ? " " : "",
+					id);
+	}
+	if (!n)
+		snprintf(out, size, " ");	/* none: a write must have a byte */
+	return 0;
+}
+
 /* One setting's value as the module takes it, into out; -1 after a message. */
 static int setting_value(const struct group_setting *s, const char *arg, char *out,
 			 size_t size)
@@ -179,11 +238,14 @@ static int setting_value(const struct group_setting *s, const char *arg, char *o
 		return 0;
 	case SET_EVENTS:
 		return events_value(arg, out, size);
+	case SET_CGROUPS:
+		return cgroups_value(arg, out, size);
 	}
 	return -1;
 }
 
-#define VALUE_MAX 64
+/* The longest: DAZUKOFS_EXCLUDE_CGROUPS_MAX ids of 20 digits and newlines. */
+#define VALUE_MAX (DAZUKOFS_EXCLUDE_CGROUPS_MAX * 21 + 2)
 
 /* The settings given, in table order, each once (the last one given). */
 struct chosen {
@@ -405,6 +467,43 @@ static const char *attr_or_empty(const char *name, const char *attr, char *buf,
 	return buf;
 }
 
+/* The excluded cgroups, by id and path, and how many accesses they made. */
+static void show_excluded(const struct ctl *ctl, const char *name)
+{
+	uint64_t ids[DAZUKOFS_EXCLUDE_CGROUPS_MAX];
+	char path[4096], count[32] = "";
+	int n = dazukofs_group_get_exclude_cgroups(name, ids, DAZUKOFS_EXCLUDE_CGROUPS_MAX);
+	FILE *f;
+
+	if (n < 0)
+		return;		/* an older module */
+	snprintf(path, sizeof(path), "%s/groups/%s/excluded", ctl->sysfs, name);
+	f = fopen(path, "re");
+	if (f) {
+		if (!fgets(count, sizeof(count), f))
+			count[0] = '\0';
+		count[strcspn(count, "\n")] = '\0';
+		fclose(f);
+	}
+	if (!n) {
+		printf("excluded:      no cgroup\n");
+		return;
+	}
+	printf("excluded:      %d cgroup(s)%s%s%s\n", n, *count ? ", " : "", count,
+	       *count ? " accesses spared" : "");
+	for (int i = 0; i < n && i < DAZUKOFS_EXCLUDE_CGROUPS_MAX; i++) {
+		/* cgroup names are a user's (delegated subtrees): escaped */
+		char shown[sizeof(path) * DZ_ESCAPE_MAX_GROWTH];
+
+		if (dazukofs_cgroup_path(ids[i], path, sizeof(path)) < 0)
+			printf("  cgroup %" PRIu64 " (not found: %s)\n", ids[i],
+			       dazukofs_strerror());
+		else
+			printf("  cgroup %" PRIu64 " '%s'\n", ids[i],
+			       (dz_escape(shown, sizeof(shown), path, 0), shown));
+	}
+}
+
 static int group_show(const struct ctl *ctl, int argc, char **argv)
 {
 	struct dazukofs_group_info info;
@@ -444,6 +543,9 @@ static int group_show(const struct ctl *ctl, int argc, char **argv)
 		printf("record:        1 (id, fd, pid)\n");
 	else if (!strcmp(buf, "2"))
 		printf("record:        2 (also who opened how, which file, fd errors)\n");
+	else if (!strcmp(buf, "3"))
+		printf("record:        3 (as 2, and the opener's cgroup)\n");
+	show_excluded(ctl, name);
 	if (*attr_or_empty(name, "busy_poll_us", buf, sizeof(buf)) && strcmp(buf, "0"))
 		printf("busy poll:     %s us\n", buf);
 	if (*attr_or_empty(name, "armed", buf, sizeof(buf)))

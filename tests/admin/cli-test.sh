@@ -125,7 +125,10 @@ run 2 group add g --timeout 86400001; oneline
 run 2 group add g --timeout -1;	oneline
 run 2 group add g --on-timeout maybe; oneline; expect err 'allow or deny'
 run 2 group add g --frob;	oneline; expect err "unknown option '--frob'"
-run 2 group add g --record 3;	oneline; expect err "'3' is not a number from 1 to 2"
+run 2 group add g --record 4;	oneline; expect err "'4' is not a number from 1 to 3"
+run 2 group add g --exclude-cgroups 'x';	oneline; expect err "'x' is neither a cgroup id nor a path"
+run 2 group add g --exclude-cgroups '/no/such/cgroup'; oneline; expect err "cannot resolve cgroup '/no/such/cgroup'"
+run 2 group add g --exclude-cgroups "$(seq -s , 1 65)"; oneline; expect err "more than 64 cgroups"
 run 2 group add g --record=0;	oneline
 run 2 group add g --record;	oneline; expect err "needs a value"
 run 2 group add g --busy-poll 1001; oneline; expect err "'1001' is not a number from 0 to 1000"
@@ -213,6 +216,27 @@ rm "$DAZUKOFS_CONFIGFS/scan-1/busy_poll_us"
 expect out '^readers: +0'
 expect out '^events: +0 \(allowed 1, denied 2, cancelled 3, timeouts 0\)'
 run 1 group show nope;		oneline; expect err "no such group 'nope'"
+# --exclude-cgroups: paths resolved on the host's own cgroup2 filesystem
+cg2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
+if [ -n "$cg2" ]; then
+	: >"$DAZUKOFS_CONFIGFS/scan-1/exclude_cgroups"
+	echo 7 >"$DAZUKOFS_SYSFS/groups/scan-1/excluded"
+	run 0 group set scan-1 --exclude-cgroups "/, $cg2 42"
+	root=$(stat -c %i "$cg2")
+	[ "$(cat "$DAZUKOFS_CONFIGFS/scan-1/exclude_cgroups")" = "$root $root 42" ] ||
+		{ echo "FAIL: --exclude-cgroups wrote '$(cat "$DAZUKOFS_CONFIGFS/scan-1/exclude_cgroups")'"; fails=$((fails + 1)); }
+	printf '%s\n42\n' "$root" >"$DAZUKOFS_CONFIGFS/scan-1/exclude_cgroups"
+	run 0 group show scan-1
+	expect out "^excluded: +2 cgroup\\(s\\), 7 accesses spared"
+	expect out "^  cgroup $root '/'\$"
+	expect out "^  cgroup 42 \\(not found: "
+	run 0 group set scan-1 --exclude-cgroups ''
+	[ "$(cat "$DAZUKOFS_CONFIGFS/scan-1/exclude_cgroups")" = " " ] ||
+		{ echo "FAIL: --exclude-cgroups '' did not empty the list"; fails=$((fails + 1)); }
+	rm "$DAZUKOFS_CONFIGFS/scan-1/exclude_cgroups" "$DAZUKOFS_SYSFS/groups/scan-1/excluded"
+else
+	echo "cli-test: no cgroup2 filesystem here: --exclude-cgroups paths not tested"
+fi
 
 # group set: every attribute, --opt VALUE and --opt=VALUE; the fake has
 # the attributes a current module has (it makes none up)
