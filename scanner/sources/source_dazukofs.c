@@ -165,7 +165,7 @@ static int dz_next(struct source_worker *w, int stop_fd, struct source_event *ev
 		ev->pid = w->acc.pid;
 		ev->id = w->acc.id;
 		ev->verdict = VERDICT_ALLOW;
-		ev->have_uids = w->info.format == DAZUKOFS_RECORD_V2;
+		ev->have_uids = w->info.format >= DAZUKOFS_RECORD_V2;
 		ev->written = w->info.type == DAZUKOFS_EVENT_CLOSE_WRITE;
 		if (ev->have_uids) {
 			ev->uid = w->info.uid;

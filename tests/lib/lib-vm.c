@@ -191,8 +191,11 @@ static void test_record_v2(void **state)
 	mkfile("rec-1");
 	mkfile("rec-2");
 	assert_int_equal(dazukofs_group_create("lib_rec", NULL), 0);
+	assert_int_equal(dazukofs_group_set_record("lib_rec", DAZUKOFS_RECORD_V3), 0);
+	assert_int_equal(dazukofs_group_get_record("lib_rec", &want), 0);
+	assert_int_equal(want, DAZUKOFS_RECORD_V3);
 	assert_int_equal(dazukofs_group_set_record("lib_rec", DAZUKOFS_RECORD_V2), 0);
-	assert_int_equal(dazukofs_group_set_record("lib_rec", 3), -1);
+	assert_int_equal(dazukofs_group_set_record("lib_rec", 4), -1);
 	assert_int_equal(errno, EINVAL);
 	/* a worker that answers at once: the round trips below busy-poll */
 	assert_int_equal(dazukofs_group_set_busy_poll("lib_rec", 100), 0);
