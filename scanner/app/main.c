@@ -432,6 +432,8 @@ static int control_loop(struct app *app)
 				log_warning("timerfd: %s", strerror(errno));
 			if (app->watchdog_usec)
 				watchdog_ping(app);
+			if (app->source.ops->tick)
+				app->source.ops->tick(&app->source);
 			notify_status(app, app->reload.running ? "reloading" : "running");
 		}
 		if (pfd[2].revents & POLLIN)
@@ -620,6 +622,9 @@ int main(int argc, char **argv)
 	app.sc.source = &app.source;
 	stats_init(&app.sc.stats);
 	live_init(&app.sc.live, scanner_now_us());
+	workload_tally_init(&app.sc.tally);
+	/* without memory, detections name their workloads uncached */
+	app.sc.cgroups = cgroup_names_new();
 	app.sc.stop_fd = eventfd(0, EFD_CLOEXEC);
 	app.sc.failed_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	app.reload.sc = &app.sc;
@@ -738,7 +743,7 @@ int main(int argc, char **argv)
 	}
 	if (app.cfg.metrics_file &&
 	    metrics_start(&app.metrics, app.cfg.metrics_file, app.cfg.metrics_interval,
-			  &app.sc.stats, start_time, err, sizeof(err))) {
+			  &app.sc.stats, &app.sc.tally, start_time, err, sizeof(err))) {
 		log_error("%s", err);
 		goto out_workers;
 	}
@@ -789,6 +794,8 @@ out_cache:
 out:
 	control_close(app.control);
 	backend_destroy(&app.sc.backend);
+	cgroup_names_free(app.sc.cgroups);
+	workload_tally_destroy(&app.sc.tally);
 	if (app.sc.stop_fd >= 0)
 		close(app.sc.stop_fd);
 	if (app.sc.failed_fd >= 0)

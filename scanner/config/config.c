@@ -19,6 +19,7 @@
 #include "log/log.h"
 #include "log/metrics.h"
 #include "util/trust.h"
+#include "util/workload.h"
 
 #define MAX_SCAN_TIME_DEFAULT_MS 120000U
 #define CLAMD_TIMEOUT_DEFAULT_MS 10000U
@@ -106,6 +107,8 @@ void config_free(struct config *cfg)
 	list_free(&cfg->include);
 	list_free(&cfg->exclude);
 	list_free(&cfg->exclude_exes);
+	list_free(&cfg->exclude_units);
+	list_free(&cfg->exclude_cgroups);
 	list_free(&cfg->virus_event);
 	free(cfg->quarantine_dir);
 	free(cfg->metrics_file);
@@ -343,6 +346,36 @@ static int set_exclude_user(struct config *cfg, const char *value, char *err,
 	if (lookup_user(value, &uid, why, sizeof(why)))
 		FAIL("exclude_user: '%s': %s", value, why);
 	uid_add(&cfg->exclude_uids, uid);
+	return 0;
+}
+
+static int set_exclude_unit(struct config *cfg, const char *value, char *err,
+			    size_t errlen)
+{
+	if (!workload_unit_name_valid(value, strlen(value)))
+		FAIL("exclude_unit: '%s' is not the name of a service or scope unit (NAME.service, NAME.scope)",
+		     value);
+	list_add(&cfg->exclude_units, value);
+	return 0;
+}
+
+static int set_exclude_cgroup(struct config *cfg, const char *value, char *err,
+			      size_t errlen)
+{
+	size_t n = strlen(value);
+	char *p;
+
+	if (value[0] != '/' || n >= 4096 || has_odd_component(value))
+		FAIL("exclude_cgroup: '%s' is not a cgroup path from the cgroup2 root (/system.slice/x.service; no '.', '..' or '//')",
+		     value);
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)value[i] < 0x20 || value[i] == 0x7f)
+			FAIL("exclude_cgroup: '%s' holds a control character", value);
+	p = xstrdup(value);
+	while (n > 1 && p[n - 1] == '/')
+		p[--n] = 0;
+	list_add(&cfg->exclude_cgroups, p);
+	free(p);
 	return 0;
 }
 
@@ -655,6 +688,13 @@ static const struct setting settings[] = {
 	{ .key = "exclude_exe", .arg = "PATH", PREFIXES(exclude_exes),
 	  .help = "opens by processes running this executable\n"
 		  "are not scanned (repeatable)" },
+	{ .key = "exclude_unit", .arg = "NAME", FUNC(set_exclude_unit),
+	  .help = "opens by the processes of this systemd service or\n"
+		  "scope unit are not scanned (repeatable)" },
+	{ .key = "exclude_cgroup", .arg = "PATH", FUNC(set_exclude_cgroup),
+	  .help = "opens by the processes of this cgroup, as\n"
+		  "/proc/PID/cgroup shows it, and of the cgroups\n"
+		  "below it, are not scanned (repeatable)" },
 	{ .key = "virus_event", .arg = "'PROG [ARG]...'", FUNC(set_virus_event),
 	  .help = "run on each detection (no shell), with\n"
 		  "CLAM_VIRUSEVENT_FILENAME, _VIRUSNAME set" },

@@ -109,6 +109,15 @@ struct config {
 	int exclude_root;
 	struct str_list exclude_exes;
 	/*
+	 * Workloads whose opens are not scanned: systemd units (their
+	 * cgroups below slices only) and cgroup paths below the cgroup2
+	 * root, each with the cgroups below it.  The dazukofs source has
+	 * the kernel skip them (exclude_cgroups); both sources also check
+	 * the opener's /proc/PID/cgroup.
+	 */
+	struct str_list exclude_units;
+	struct str_list exclude_cgroups;
+	/*
 	 * Run on a detection (detection.h): the program's absolute path
 	 * and fixed arguments, split on blanks, never given to a shell; the
 	 * detection is in the environment.  n 0: none.

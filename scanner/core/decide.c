@@ -271,20 +271,40 @@ static enum verdict deny(struct scanner *sc, const char **action)
  * file only refused by a limit or for being encrypted is no proven
  * malware, and could be any size).
  */
+/* Who made an access, as the log names them: comm, cgroup, workload. */
+struct opener_view {
+	char comm[64];
+	char cgroup[4096];
+	struct workload workload;
+	struct log_opener lo;
+};
+
+static void view_opener(struct scanner *sc, const struct opener_ids *who,
+			struct opener_view *v)
+{
+	scanner_read_comm(who->pid, v->comm, sizeof(v->comm));
+	v->lo = (struct log_opener){
+		.pid = who->pid, .uid = opener_uid_or_unknown(who), .comm = v->comm,
+		.written = who->written,
+	};
+	if (!cgroup_names_lookup(sc->cgroups, who->cgroup, who->pid, v->cgroup,
+				 sizeof(v->cgroup), &v->workload)) {
+		v->lo.cgroup = v->cgroup;
+		v->lo.workload = &v->workload;
+	}
+}
+
 static void detected(struct scanner *sc, int fd, struct event_path *path,
 		     const struct opener_ids *who, const char *sig,
 		     const char *action, const char *server)
 {
 	pid_t pid = who->pid;
-	char comm[64];
-	struct log_opener lo = {
-		.pid = pid, .uid = opener_uid_or_unknown(who), .comm = comm,
-		.written = who->written,
-	};
+	struct opener_view v;
 
-	scanner_read_comm(pid, comm, sizeof(comm));
-	log_detection(event_path_name(path), &lo, sig, action, server);
-	live_detection(&sc->live, event_path_name(path), pid, comm, sig, action);
+	view_opener(sc, who, &v);
+	workload_tally_add(&sc->tally, v.lo.workload);
+	log_detection(event_path_name(path), &v.lo, sig, action, server);
+	live_detection(&sc->live, event_path_name(path), pid, v.comm, sig, action);
 	if (sc->detection)
 		detection_actions_queue(sc->detection, fd, event_path_name(path), sig, pid, action);
 }
@@ -315,15 +335,11 @@ static enum verdict decision_report(struct scanner *sc, const struct decision *d
 			log_file_debug(event_path_name(path), "%s: clean, not remembered: %s",
 				       event_path_name(path), a->unremembered);
 		if (log_clean_enabled()) {
-			char comm[64];
-			struct log_opener lo = {
-				.pid = who->pid, .uid = opener_uid_or_unknown(who),
-				.comm = comm, .written = who->written,
-			};
+			struct opener_view v;
 
 			/* clamd's LogClean: a scan's result, not a cache hit */
-			scanner_read_comm(who->pid, comm, sizeof(comm));
-			log_clean(event_path_name(path), &lo, a->server);
+			view_opener(sc, who, &v);
+			log_clean(event_path_name(path), &v.lo, a->server);
 		} else {
 			log_file_debug(event_path_name(path), "%s: clean%s%s",
 				       event_path_name(path), a->server ? " by clamd " : "",

@@ -23,12 +23,49 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/cgroup_names.h"
 #include "core/opener.h"
 #include "log/log.h"
+#include "util/workload.h"
 
 int opener_exclusions(const struct config *cfg)
 {
-	return cfg->exclude_root || cfg->exclude_uids.n || cfg->exclude_exes.n;
+	return cfg->exclude_root || cfg->exclude_uids.n || cfg->exclude_exes.n ||
+	       cfg->exclude_units.n || cfg->exclude_cgroups.n;
+}
+
+/*
+ * The opener's cgroup, from /proc/PID/cgroup through its directory fd,
+ * against exclude_unit and exclude_cgroup.  Who can move a process into
+ * an excluded cgroup could have excluded it: cgroup.procs of a cgroup
+ * below slices is root's, and a unit's path only matches below slices.
+ */
+static int cgroup_excluded(const struct config *cfg, int dirfd, char *why, size_t whylen)
+{
+	char text[4096 + 512], path[4096];
+	ssize_t n;
+	int fd = openat(dirfd, "cgroup", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	text[n] = 0;
+	if (cgroup_names_parse_proc(text, path, sizeof(path)))
+		return 0;
+	for (size_t i = 0; i < cfg->exclude_units.n; i++)
+		if (workload_path_in_unit(path, cfg->exclude_units.items[i])) {
+			snprintf(why, whylen, "unit %s", cfg->exclude_units.items[i]);
+			return 1;
+		}
+	for (size_t i = 0; i < cfg->exclude_cgroups.n; i++)
+		if (workload_path_under(path, cfg->exclude_cgroups.items[i])) {
+			snprintf(why, whylen, "cgroup %s", cfg->exclude_cgroups.items[i]);
+			return 1;
+		}
+	return 0;
 }
 
 int opener_parse_uids(const char *status, uid_t *ruid, uid_t *euid, uid_t *fsuid)
@@ -150,7 +187,8 @@ int opener_excluded_ids(const struct config *cfg, const struct opener_ids *who,
 			return 1;
 		by_uid = 0;
 	}
-	if (who->pid <= 0 || (!by_uid && !cfg->exclude_exes.n))
+	if (who->pid <= 0 || (!by_uid && !cfg->exclude_exes.n &&
+				!cfg->exclude_units.n && !cfg->exclude_cgroups.n))
 		return 0;
 	snprintf(p, sizeof(p), "/proc/%d", (int)who->pid);
 	dirfd = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -160,6 +198,8 @@ int opener_excluded_ids(const struct config *cfg, const struct opener_ids *who,
 	    !opener_parse_uids(status, &ruid, &euid, &fsuid) &&
 	    uids_excluded(cfg, ruid, euid, fsuid, why, whylen))
 		excluded = 1;
+	if (!excluded && (cfg->exclude_units.n || cfg->exclude_cgroups.n))
+		excluded = cgroup_excluded(cfg, dirfd, why, whylen);
 	if (!excluded && cfg->exclude_exes.n) {
 		n = readlinkat(dirfd, "exe", exe, sizeof(exe) - 1);
 		/*

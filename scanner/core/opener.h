@@ -8,6 +8,7 @@
 #define SCANNER_OPENER_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "config/config.h"
@@ -25,6 +26,7 @@ struct opener_ids {
 	int have_uids;
 	uid_t uid, euid, fsuid;
 	int written;		/* it closed the file after writing it */
+	uint64_t cgroup;	/* its cgroup v2 id when it opened; 0: unknown */
 };
 
 /*

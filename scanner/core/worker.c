@@ -135,6 +135,7 @@ void *worker_main(void *arg)
 		who.euid = ev.euid;
 		who.fsuid = ev.fsuid;
 		who.written = ev.written;
+		who.cgroup = ev.cgroup;
 		ev.verdict = scanner_decide_ids(sc, ev.fd, &path, &who,
 						&ev.remember);
 		atomic_store(&w->busy_since_us, 0);

@@ -12,9 +12,11 @@
 #include "backends/backend.h"
 #include "config/config.h"
 #include "core/cache.h"
+#include "core/cgroup_names.h"
 #include "core/opener.h"
 #include "log/live_status.h"
 #include "log/stats.h"
+#include "log/workload_tally.h"
 #include "sources/source.h"
 #include "util/clock.h"
 
@@ -26,6 +28,8 @@ struct scanner {
 	struct stats stats;
 	struct detection_actions *detection;	/* NULL: neither quarantine nor virus_event */
 	struct live live;		/* for status: detections, start time */
+	struct cgroup_names *cgroups;	/* the log's workloads; NULL: uncached */
+	struct workload_tally tally;	/* detections by workload, for metrics */
 	int stop_fd;			/* eventfd: readable once stopping */
 	int failed_fd;			/* eventfd: a worker gave up */
 };

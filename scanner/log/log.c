@@ -18,6 +18,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <syslog.h>
 #include <time.h>
 #include <unistd.h>
@@ -330,6 +331,8 @@ struct record {
 	pid_t pid;			/* with path */
 	long long uid;			/* with path; -1: unknown */
 	int written;			/* with path: a close after a write */
+	const char *cgroup;		/* with path: the accessor's, or NULL */
+	const struct workload *workload;	/* what cgroup names, or NULL */
 };
 
 /* "2026-12-05T09:14:03.123456+01:00": RFC 3339, local time, microseconds */
@@ -446,6 +449,21 @@ static void json_escaped(struct jsonw *w, const char *key, const char *raw)
 	free(esc);
 }
 
+/* The fields of a workload that it has, escaped as any name users chose. */
+static void json_workload(struct jsonw *w, const struct workload *wl)
+{
+	if (wl->unit[0])
+		json_escaped(w, "unit", wl->unit);
+	if (wl->user_unit[0])
+		json_escaped(w, "user_unit", wl->user_unit);
+	if (wl->container[0])
+		json_escaped(w, "container", wl->container);
+	if (wl->runtime)
+		jsonw_string(w, "container_runtime", wl->runtime);
+	if (wl->pod[0])
+		json_escaped(w, "pod", wl->pod);
+}
+
 /* The record as one JSON object and a newline; NULL if out of memory. */
 static char *json_line(const struct record *r, size_t *len)
 {
@@ -477,6 +495,10 @@ static char *json_line(const struct record *r, size_t *len)
 		json_escaped(&w, "server", r->server);
 	if (r->path && r->written)
 		jsonw_bool(&w, "written", 1);
+	if (r->path && r->cgroup)
+		json_escaped(&w, "cgroup", r->cgroup);
+	if (r->path && r->workload)
+		json_workload(&w, r->workload);
 	return jsonw_end(&w, 1, len);
 }
 
@@ -589,78 +611,171 @@ void log_file_event(enum log_level level, const char *event, const char *path,
 	va_end(ap);
 }
 
+/* " unit=... user_unit=... container=... runtime=... pod=...": room for all */
+#define WORKLOAD_TEXT_MAX (2 * LOG_VALUE_MAX(WORKLOAD_UNIT_MAX) + \
+			   2 * LOG_VALUE_MAX(WORKLOAD_ID_MAX) + LOG_VALUE_MAX(LOG_FIELD_MAX) + 64)
+
 /* The escaped, quoted forms of a scan result's fields, for the text message. */
 struct escaped {
 	char path[LOG_VALUE_MAX(PATH_MAX)];
 	char comm[LOG_VALUE_MAX(LOG_FIELD_MAX)];
 	char sig[LOG_VALUE_MAX(LOG_FIELD_MAX)];
 	char server[LOG_VALUE_MAX(LOG_FIELD_MAX)];
-	char msg[LOG_VALUE_MAX(PATH_MAX) + 4 * LOG_VALUE_MAX(LOG_FIELD_MAX) + 128];
+	char workload[WORKLOAD_TEXT_MAX];	/* or "" */
+	char msg[LOG_VALUE_MAX(PATH_MAX) + 4 * LOG_VALUE_MAX(LOG_FIELD_MAX) +
+		 WORKLOAD_TEXT_MAX + 128];
 };
 
-static void escape_fields(struct escaped *e, const char *path, const char *comm,
+/* key=value, escaped, appended to buf (of size) if value is not empty. */
+static void append_field(char *buf, size_t size, const char *key, const char *value)
+{
+	char esc[LOG_VALUE_MAX(WORKLOAD_UNIT_MAX)];
+	size_t len = strlen(buf);
+
+	if (!value || !value[0] || len >= size)
+		return;
+	log_escape_value(esc, sizeof(esc), value);
+	snprintf(buf + len, size - len, " %s=%s", key, esc);
+}
+
+static void escape_fields(struct escaped *e, const char *path, const struct log_opener *who,
 			  const char *signature, const char *server)
 {
+	const struct workload *w = who->workload;
+
 	log_escape_value(e->path, sizeof(e->path), path);
-	log_escape_value(e->comm, sizeof(e->comm), comm);
+	log_escape_value(e->comm, sizeof(e->comm), who->comm);
 	/* Left out of the line when NULL, so not "". */
-	e->sig[0] = e->server[0] = 0;
+	e->sig[0] = e->server[0] = e->workload[0] = 0;
 	if (signature)
 		log_escape_value(e->sig, sizeof(e->sig), signature);
 	if (server)
 		log_escape_value(e->server, sizeof(e->server), server);
-}
-
-/* the journal's DAZUKOFS_UID=N; NULL when unknown */
-#define UID_FIELD_MAX 48
-
-static const char *uid_field(long long uid, char buf[UID_FIELD_MAX])
-{
-	if (uid < 0)
-		return NULL;
-	snprintf(buf, UID_FIELD_MAX, "DAZUKOFS_UID=%lld", uid);
-	return buf;
+	if (w) {
+		append_field(e->workload, sizeof(e->workload), "unit", w->unit);
+		append_field(e->workload, sizeof(e->workload), "user_unit", w->user_unit);
+		append_field(e->workload, sizeof(e->workload), "container", w->container);
+		append_field(e->workload, sizeof(e->workload), "runtime", w->runtime);
+		append_field(e->workload, sizeof(e->workload), "pod", w->pod);
+	}
 }
 
 /*
- * sd_journal_send()'s last arguments: DAZUKOFS_SERVER (only when a clamd
- * server scanned) and DAZUKOFS_UID (only when known), then the NULL that
- * ends the list; a field left out must not end it before the other.
+ * A journal entry's fields, each "NAME=value" of its own (values may hold
+ * any byte but NUL, as DAZUKOFS_PATH does): sd_journal_sendv()'s, built
+ * up one by one, since which are there depends on the access.
  */
-#define OPTIONAL_FIELDS(server, ufield)					\
-	(server) ? "DAZUKOFS_SERVER=%s" : (ufield) ? "%s" : NULL,	\
-	(server) ? (server) : (ufield),					\
-	(server) && (ufield) ? "%s" : NULL, (ufield), NULL
+#define JOURNAL_FIELDS_MAX 24
+
+struct journal_fields {
+	struct iovec iov[JOURNAL_FIELDS_MAX];
+	int n;
+};
+
+static void jf_add(struct journal_fields *f, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void jf_add(struct journal_fields *f, const char *fmt, ...)
+{
+	va_list ap;
+	char *field;
+	int len;
+
+	if (f->n == JOURNAL_FIELDS_MAX)
+		return;
+	va_start(ap, fmt);
+	len = vasprintf(&field, fmt, ap);
+	va_end(ap);
+	if (len < 0)
+		return;		/* without memory the entry has fewer fields */
+	f->iov[f->n].iov_base = field;
+	f->iov[f->n++].iov_len = (size_t)len;
+}
+
+/* The fields that say who made the access. */
+static void jf_add_opener(struct journal_fields *f, const struct log_opener *who)
+{
+	const struct workload *w = who->workload;
+
+	jf_add(f, "DAZUKOFS_PID=%d", (int)who->pid);
+	jf_add(f, "DAZUKOFS_COMM=%s", who->comm);
+	jf_add(f, "DAZUKOFS_WRITTEN=%d", who->written ? 1 : 0);
+	if (who->uid >= 0)
+		jf_add(f, "DAZUKOFS_UID=%lld", who->uid);
+	if (who->cgroup)
+		jf_add(f, "DAZUKOFS_CGROUP=%s", who->cgroup);
+	if (!w)
+		return;
+	if (w->unit[0])
+		jf_add(f, "DAZUKOFS_UNIT=%s", w->unit);
+	if (w->user_unit[0])
+		jf_add(f, "DAZUKOFS_USER_UNIT=%s", w->user_unit);
+	if (w->container[0])
+		jf_add(f, "DAZUKOFS_CONTAINER=%s", w->container);
+	if (w->runtime)
+		jf_add(f, "DAZUKOFS_CONTAINER_RUNTIME=%s", w->runtime);
+	if (w->pod[0])
+		jf_add(f, "DAZUKOFS_POD=%s", w->pod);
+}
+
+static void jf_send(struct journal_fields *f)
+{
+	sd_journal_sendv(f->iov, f->n);
+	for (int i = 0; i < f->n; i++)
+		free(f->iov[i].iov_base);
+}
+
+/* The workload in the journal's message: " in UNIT (container C)" or "". */
+static void workload_words(const struct log_opener *who, char *buf, size_t size)
+{
+	const struct workload *w = who->workload;
+
+	buf[0] = '\0';
+	if (!w)
+		return;
+	if (w->unit[0])
+		snprintf(buf, size, " in %s%s%s", w->unit, w->user_unit[0] ? "/" : "",
+			 w->user_unit);
+	if (w->container[0]) {
+		size_t len = strlen(buf);
+
+		snprintf(buf + len, size - len, " (container %.12s%s%s)", w->container,
+			 w->pod[0] ? ", pod " : "", w->pod);
+	}
+}
 
 void log_detection(const char *path, const struct log_opener *who,
 		   const char *signature, const char *action, const char *server)
 {
-	char ubuf[UID_FIELD_MAX];
-	const char *ufield = uid_field(who->uid, ubuf);
 	const char *by = who->written ? "written" : "opened";
 	struct escaped es, *e = &es;
 	struct record r = {
 		.level = LOG_LVL_WARNING, .event = "detection", .path = path,
 		.comm = who->comm, .signature = signature, .action = action,
 		.server = server, .pid = who->pid, .uid = who->uid,
-		.written = who->written,
+		.written = who->written, .cgroup = who->cgroup, .workload = who->workload,
 	};
 
-	escape_fields(e, path, who->comm, signature, server);
+	escape_fields(e, path, who, signature, server);
 	if (log_state.target == LOG_TARGET_JOURNAL) {
-		sd_journal_send("MESSAGE=FOUND %s in %s (%s by pid %d %s): %s%s%s%s",
-				e->sig, e->path, by, (int)who->pid, e->comm, action,
-				server ? " (clamd " : "", e->server, server ? ")" : "",
-				"PRIORITY=%d", LOG_WARNING,
-				"SYSLOG_IDENTIFIER=dazuko-clamscan",
-				"MESSAGE_ID=5d2b6e0b9f6a4c8e8a1f3c7d9e2b4a61",
-				"DAZUKOFS_EVENT=detection",
-				"DAZUKOFS_PATH=%s", path, "DAZUKOFS_PID=%d", (int)who->pid,
-				"DAZUKOFS_COMM=%s", who->comm,
-				"DAZUKOFS_SIGNATURE=%s", signature,
-				"DAZUKOFS_ACTION=%s", action,
-				"DAZUKOFS_WRITTEN=%d", who->written ? 1 : 0,
-				OPTIONAL_FIELDS(server, ufield));
+		struct journal_fields f = { .n = 0 };
+		char words[2 * WORKLOAD_UNIT_MAX + 2 * WORKLOAD_ID_MAX + 64];
+
+		workload_words(who, words, sizeof(words));
+		jf_add(&f, "MESSAGE=FOUND %s in %s (%s by pid %d %s%s): %s%s%s%s",
+		       e->sig, e->path, by, (int)who->pid, e->comm, words, action,
+		       server ? " (clamd " : "", e->server, server ? ")" : "");
+		jf_add(&f, "PRIORITY=%d", LOG_WARNING);
+		jf_add(&f, "SYSLOG_IDENTIFIER=dazuko-clamscan");
+		jf_add(&f, "MESSAGE_ID=5d2b6e0b9f6a4c8e8a1f3c7d9e2b4a61");
+		jf_add(&f, "DAZUKOFS_EVENT=detection");
+		jf_add(&f, "DAZUKOFS_PATH=%s", path);
+		jf_add(&f, "DAZUKOFS_SIGNATURE=%s", signature);
+		jf_add(&f, "DAZUKOFS_ACTION=%s", action);
+		if (server)
+			jf_add(&f, "DAZUKOFS_SERVER=%s", server);
+		jf_add_opener(&f, who);
+		jf_send(&f);
 		return;
 	}
 	/*
@@ -670,10 +785,10 @@ void log_detection(const char *path, const struct log_opener *who,
 	 * at the fields' sizes.
 	 */
 	if (snprintf(e->msg, sizeof(e->msg),
-		     "FOUND signature=%s path=%s pid=%d comm=%s action=%s%s%s%s",
+		     "FOUND signature=%s path=%s pid=%d comm=%s action=%s%s%s%s%s",
 		     e->sig, e->path, (int)who->pid, e->comm, action,
 		     server ? " server=" : "", e->server,
-		     who->written ? " written=yes" : "") < 0)
+		     who->written ? " written=yes" : "", e->workload) < 0)
 		return;
 	r.message = e->msg;
 	emit(&r);
@@ -681,37 +796,41 @@ void log_detection(const char *path, const struct log_opener *who,
 
 void log_clean(const char *path, const struct log_opener *who, const char *server)
 {
-	char ubuf[UID_FIELD_MAX];
-	const char *ufield = uid_field(who->uid, ubuf);
 	struct escaped es, *e = &es;
 	struct record r = {
 		.level = LOG_LVL_INFO, .event = "clean", .path = path,
 		.comm = who->comm, .server = server, .pid = who->pid,
-		.uid = who->uid, .written = who->written,
+		.uid = who->uid, .written = who->written, .cgroup = who->cgroup,
+		.workload = who->workload,
 	};
 
 	if (!log_state.clean)
 		return;
-	escape_fields(e, path, who->comm, NULL, server);
+	escape_fields(e, path, who, NULL, server);
 	if (log_state.target == LOG_TARGET_JOURNAL) {
-		sd_journal_send("MESSAGE=clean: %s (%s by pid %d %s)%s%s%s",
-				e->path, who->written ? "written" : "opened",
-				(int)who->pid, e->comm,
-				server ? " (clamd " : "", e->server, server ? ")" : "",
-				"PRIORITY=%d", LOG_INFO,
-				"SYSLOG_IDENTIFIER=dazuko-clamscan",
-				"MESSAGE_ID=8c1e2f4a6b3d4e5f9a7b0c2d4e6f8a13",
-				"DAZUKOFS_EVENT=clean",
-				"DAZUKOFS_PATH=%s", path, "DAZUKOFS_PID=%d", (int)who->pid,
-				"DAZUKOFS_COMM=%s", who->comm,
-				"DAZUKOFS_WRITTEN=%d", who->written ? 1 : 0,
-				OPTIONAL_FIELDS(server, ufield));
+		struct journal_fields f = { .n = 0 };
+		char words[2 * WORKLOAD_UNIT_MAX + 2 * WORKLOAD_ID_MAX + 64];
+
+		workload_words(who, words, sizeof(words));
+		jf_add(&f, "MESSAGE=clean: %s (%s by pid %d %s%s)%s%s%s",
+		       e->path, who->written ? "written" : "opened", (int)who->pid,
+		       e->comm, words, server ? " (clamd " : "", e->server,
+		       server ? ")" : "");
+		jf_add(&f, "PRIORITY=%d", LOG_INFO);
+		jf_add(&f, "SYSLOG_IDENTIFIER=dazuko-clamscan");
+		jf_add(&f, "MESSAGE_ID=8c1e2f4a6b3d4e5f9a7b0c2d4e6f8a13");
+		jf_add(&f, "DAZUKOFS_EVENT=clean");
+		jf_add(&f, "DAZUKOFS_PATH=%s", path);
+		if (server)
+			jf_add(&f, "DAZUKOFS_SERVER=%s", server);
+		jf_add_opener(&f, who);
+		jf_send(&f);
 		return;
 	}
 	/* the return value looked at: see log_detection */
-	if (snprintf(e->msg, sizeof(e->msg), "clean path=%s pid=%d comm=%s%s%s%s",
+	if (snprintf(e->msg, sizeof(e->msg), "clean path=%s pid=%d comm=%s%s%s%s%s",
 		     e->path, (int)who->pid, e->comm, server ? " server=" : "", e->server,
-		     who->written ? " written=yes" : "") < 0)
+		     who->written ? " written=yes" : "", e->workload) < 0)
 		return;
 	r.message = e->msg;
 	emit(&r);

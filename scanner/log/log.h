@@ -12,6 +12,8 @@
 
 #include <dzcommon/escape.h>
 
+#include "util/workload.h"
+
 enum log_level {
 	LOG_LVL_ERROR,
 	LOG_LVL_WARNING,
@@ -149,6 +151,9 @@ struct log_opener {
 	long long uid;		/* the real uid, -1 if unknown */
 	const char *comm;
 	int written;		/* a close after a write, not an open */
+	/* its cgroup's path and what that names; NULL if unknown */
+	const char *cgroup;
+	const struct workload *workload;
 };
 
 /*
@@ -158,7 +163,12 @@ struct log_opener {
  * text line keeps its fields); a write is "written by" in the journal's
  * message, written=yes on the text line, "written": true in JSON and
  * DAZUKOFS_WRITTEN=1 in the journal.  server: the clamd server that found
- * it (DAZUKOFS_SERVER), NULL for libclamav.
+ * it (DAZUKOFS_SERVER), NULL for libclamav.  The workload, when known:
+ * unit=, user_unit=, container=, runtime=, pod= on the text line; "unit",
+ * "user_unit", "container", "container_runtime", "pod" and "cgroup" in
+ * JSON; DAZUKOFS_UNIT, _USER_UNIT, _CONTAINER, _CONTAINER_RUNTIME, _POD
+ * and _CGROUP in the journal, whose message says "in UNIT (container
+ * ID)".
  */
 void log_detection(const char *path, const struct log_opener *who,
 		   const char *signature, const char *action, const char *server);

@@ -28,7 +28,8 @@ double metrics_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-void metrics_format(FILE *out, const struct stats_snapshot *s, double start_time, int up)
+void metrics_format(FILE *out, const struct stats_snapshot *s,
+		    const struct workload_tally_snapshot *wt, double start_time, int up)
 {
 	struct counter_values c;
 	uint64_t cum = 0;
@@ -59,10 +60,13 @@ void metrics_format(FILE *out, const struct stats_snapshot *s, double start_time
 	prom_sample(out, PREFIX "scan_duration_seconds_sum", NULL, "%.6f",
 		    (double)s->latency_us_sum / 1e6);
 	prom_sample(out, PREFIX "scan_duration_seconds_count", NULL, "%" PRIu64, cum);
+	if (wt)
+		workload_tally_prometheus(wt, out, PREFIX "detections_by_workload_total");
 }
 
 int metrics_write(const char *path, const struct stats_snapshot *s,
-		  double start_time, int up, char *err, size_t errlen)
+		  const struct workload_tally_snapshot *wt, double start_time, int up,
+		  char *err, size_t errlen)
 {
 	char tmp[PATH_MAX];
 	FILE *f;
@@ -88,7 +92,7 @@ int metrics_write(const char *path, const struct stats_snapshot *s,
 		unlink(tmp);
 		return -1;
 	}
-	metrics_format(f, s, start_time, up);
+	metrics_format(f, s, wt, start_time, up);
 	/*
 	 * No fsync: the file is written again within an interval, and a
 	 * crash's empty or old file costs one scrape, not a disk flush each
@@ -111,11 +115,15 @@ int metrics_write(const char *path, const struct stats_snapshot *s,
 /* A failure is logged once, not every interval; so is the recovery. */
 static void write_now(struct metrics *m, int up)
 {
+	struct workload_tally_snapshot wt;
 	struct stats_snapshot s;
 	char err[PATH_MAX + 256];
 
 	stats_snapshot(m->stats, &s);
-	if (metrics_write(m->path, &s, m->start_time, up, err, sizeof(err))) {
+	if (m->tally)
+		workload_tally_snapshot(m->tally, &wt);
+	if (metrics_write(m->path, &s, m->tally ? &wt : NULL, m->start_time, up, err,
+			  sizeof(err))) {
 		if (!m->failing)
 			log_warning("%s (retried every %u s, logged once)", err, m->interval_s);
 		m->failing = 1;
@@ -147,7 +155,8 @@ static void *metrics_main(void *arg)
 }
 
 int metrics_start(struct metrics *m, const char *path, unsigned int interval_s,
-		  struct stats *stats, double start_time, char *err, size_t errlen)
+		  struct stats *stats, struct workload_tally *tally, double start_time,
+		  char *err, size_t errlen)
 {
 	int rc;
 
@@ -155,6 +164,7 @@ int metrics_start(struct metrics *m, const char *path, unsigned int interval_s,
 	m->path = path;
 	m->interval_s = interval_s;
 	m->stats = stats;
+	m->tally = tally;
 	m->start_time = start_time;
 	m->stop_fd = eventfd(0, EFD_CLOEXEC);
 	if (m->stop_fd < 0) {

@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "log/stats.h"
+#include "log/workload_tally.h"
 
 /* Debian's prometheus-node-exporter reads *.prom files there. */
 #define METRICS_TEXTFILE_DIR DAZUKOFS_TEXTFILE_DIR
@@ -25,6 +26,7 @@ struct metrics {
 	const char *path;
 	unsigned int interval_s;
 	struct stats *stats;
+	struct workload_tally *tally;	/* NULL: no detections by workload */
 	double start_time;	/* seconds since the epoch */
 	pthread_t thread;
 	int stop_fd;		/* eventfd: the thread stops */
@@ -33,19 +35,22 @@ struct metrics {
 };
 
 /*
- * The metrics of snapshot s in the text format; up is 1 while the scanner
- * runs, 0 in the file written as it stops.
+ * The metrics of snapshot s (and wt, the detections by workload, unless
+ * NULL) in the text format; up is 1 while the scanner runs, 0 in the file
+ * written as it stops.
  */
-void metrics_format(FILE *out, const struct stats_snapshot *s, double start_time,
-		    int up);
+void metrics_format(FILE *out, const struct stats_snapshot *s,
+		    const struct workload_tally_snapshot *wt, double start_time, int up);
 
 /* Write path atomically, mode 0644; -1 with the reason in err. */
 int metrics_write(const char *path, const struct stats_snapshot *s,
-		  double start_time, int up, char *err, size_t errlen);
+		  const struct workload_tally_snapshot *wt, double start_time, int up,
+		  char *err, size_t errlen);
 
 /* Write the file now, then every interval_s seconds from a thread. */
 int metrics_start(struct metrics *m, const char *path, unsigned int interval_s,
-		  struct stats *stats, double start_time, char *err, size_t errlen);
+		  struct stats *stats, struct workload_tally *tally, double start_time,
+		  char *err, size_t errlen);
 
 /* Stop the thread, then write the file a last time with up 0. */
 void metrics_stop(struct metrics *m);

@@ -9,6 +9,7 @@
 #define SCANNER_SOURCE_H
 
 #include <limits.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "config/config.h"
@@ -31,6 +32,8 @@ struct source_event {
 	int have_uids;
 	uid_t uid, euid, fsuid;
 	int written;		/* a close after a write (dazukofs), not an open */
+	/* the opener's cgroup v2 id (a dazukofs record of format 3), 0: unknown */
+	uint64_t cgroup;
 	unsigned long id;	/* the source's own */
 	void *priv;		/* the source's own */
 };
@@ -64,6 +67,8 @@ struct source_ops {
 	 * remember set): forget them all, signatures changed.
 	 */
 	void (*flush)(struct source *src);
+	/* NULL, or on every status tick, from the main thread, once started. */
+	void (*tick)(struct source *src);
 	/* Remove what source_*_open() set up (the group, the marks). */
 	void (*close)(struct source *src);
 };

@@ -28,6 +28,14 @@
 struct dz_source {
 	int started;		/* the group is ours to remove at close */
 	int record_v1_said;	/* the fallback to record format 1 was logged */
+	/*
+	 * The cgroups the kernel was last told to skip (exclude_cgroups);
+	 * excluded_known 0 until written once (a group taken over may have
+	 * another list), -1 if the module has no such attribute.
+	 */
+	uint64_t excluded[DAZUKOFS_EXCLUDE_CGROUPS_MAX];
+	size_t nexcluded;
+	int excluded_known;
 };
 
 struct source_worker {
@@ -167,6 +175,7 @@ static int dz_next(struct source_worker *w, int stop_fd, struct source_event *ev
 		ev->verdict = VERDICT_ALLOW;
 		ev->have_uids = w->info.format >= DAZUKOFS_RECORD_V2;
 		ev->written = w->info.type == DAZUKOFS_EVENT_CLOSE_WRITE;
+		ev->cgroup = w->info.cgroup;
 		if (ev->have_uids) {
 			ev->uid = w->info.uid;
 			ev->euid = w->info.euid;
@@ -288,15 +297,22 @@ static int dz_set_events(const struct config *cfg, char *err, size_t errlen)
 }
 
 /*
- * Record format 2, set on every start (a group taken over may have
- * format 1): the opener's uids come with the event, and files the module
- * cannot open for us are reported.  A module without it gives format 1,
- * which the library reads as well: said once, at info level.
+ * Record format 3, set on every start (a group taken over may have
+ * another): the opener's uids and cgroup come with the event, and files
+ * the module cannot open for us are reported.  A module without format 3
+ * (EINVAL) gives format 2, without formats at all format 1, which the
+ * library reads as well: said once, at info level.
  */
 static void dz_set_record(struct dz_source *ds, const struct config *cfg)
 {
-	if (!dazukofs_group_set_record(cfg->group, DAZUKOFS_RECORD_V2)) {
-		log_info("group '%s': record format 2", cfg->group);
+	if (!dazukofs_group_set_record(cfg->group, DAZUKOFS_RECORD_V3)) {
+		log_info("group '%s': record format 3", cfg->group);
+		return;
+	}
+	if (errno == EINVAL &&
+	    !dazukofs_group_set_record(cfg->group, DAZUKOFS_RECORD_V2)) {
+		log_info("group '%s': record format 2 (the dazukofs module has no format 3: the opener's cgroup from /proc)",
+			 cfg->group);
 		return;
 	}
 	if (errno == EOPNOTSUPP) {
@@ -308,6 +324,98 @@ static void dz_set_record(struct dz_source *ds, const struct config *cfg)
 	}
 	log_warning("%s; going on with the group's record format",
 		    dazukofs_strerror());
+}
+
+/*
+ * Where systemd puts a unit's cgroup unless its Slice= says otherwise:
+ * system.slice, a template's instances in system-PREFIX.slice, and the
+ * root (init.scope).  A unit in another slice is skipped by the scanner's
+ * own check of /proc/PID/cgroup instead of by the kernel.
+ */
+static size_t unit_cgroups(const char *unit, char paths[3][300])
+{
+	const char *at = strchr(unit, '@');
+	size_t n = 0;
+
+	snprintf(paths[n++], 300, "/system.slice/%s", unit);
+	if (at)
+		snprintf(paths[n++], 300, "/system.slice/system-%.*s.slice/%s",
+			 (int)(at - unit), unit, unit);
+	snprintf(paths[n++], 300, "/%s", unit);
+	return n;
+}
+
+static void add_id(uint64_t *ids, size_t *n, uint64_t id)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (ids[i] == id)
+			return;
+	if (*n < DAZUKOFS_EXCLUDE_CGROUPS_MAX)
+		ids[(*n)++] = id;
+}
+
+/* The ids of the configured exclusions that exist now. */
+static size_t exclusion_ids(const struct config *cfg, uint64_t *ids)
+{
+	size_t n = 0;
+	uint64_t id;
+
+	for (size_t i = 0; i < cfg->exclude_cgroups.n; i++)
+		if (!dazukofs_cgroup_id(cfg->exclude_cgroups.items[i], &id))
+			add_id(ids, &n, id);
+	for (size_t i = 0; i < cfg->exclude_units.n; i++) {
+		char paths[3][300];
+		size_t np = unit_cgroups(cfg->exclude_units.items[i], paths);
+
+		for (size_t k = 0; k < np; k++)
+			if (!dazukofs_cgroup_id(paths[k], &id))
+				add_id(ids, &n, id);
+	}
+	return n;
+}
+
+/*
+ * Tell the kernel which cgroups make no event, if that changed: at start
+ * and on every status tick, since an excluded unit gets a new cgroup each
+ * time it starts.  Until the kernel knows, the scanner's own check of
+ * the opener's cgroup skips its events (opener.c).
+ */
+static void dz_sync_exclusions(struct dz_source *ds, const struct config *cfg)
+{
+	uint64_t ids[DAZUKOFS_EXCLUDE_CGROUPS_MAX];
+	size_t n;
+
+	if (ds->excluded_known < 0)
+		return;
+	n = exclusion_ids(cfg, ids);
+	if (ds->excluded_known && n == ds->nexcluded &&
+	    !memcmp(ids, ds->excluded, n * sizeof(ids[0])))
+		return;
+	if (dazukofs_group_set_exclude_cgroups(cfg->group, ids, n)) {
+		if (errno == EOPNOTSUPP) {
+			ds->excluded_known = -1;
+			if (cfg->exclude_units.n || cfg->exclude_cgroups.n)
+				log_notice("group '%s': the dazukofs module cannot skip cgroups; exclude_unit and exclude_cgroup are checked by the scanner",
+					   cfg->group);
+			return;
+		}
+		/* one went away meanwhile: the next tick tries again */
+		log_debug("%s", dazukofs_strerror());
+		return;
+	}
+	if (n || ds->nexcluded)
+		log_info("group '%s': the kernel skips %zu excluded cgroup(s)", cfg->group, n);
+	memcpy(ds->excluded, ids, n * sizeof(ids[0]));
+	ds->nexcluded = n;
+	ds->excluded_known = 1;
+}
+
+static void dz_tick(struct source *src)
+{
+	struct dz_source *ds = src->priv;
+
+	if (ds->started)
+		dz_sync_exclusions(ds, src->cfg);
 }
 
 /* Create the group, or take over one a crashed run left behind. */
@@ -340,6 +448,7 @@ started:
 	((struct dz_source *)src->priv)->started = 1;
 	dz_set_grace(cfg);
 	dz_set_record(src->priv, cfg);
+	dz_sync_exclusions(src->priv, cfg);
 	return dz_set_events(cfg, err, errlen);
 fail:
 	snprintf(err, errlen, "%s", dazukofs_strerror());
@@ -355,6 +464,7 @@ static const struct source_ops dazukofs_ops = {
 	.answer = dz_answer,
 	.worker_close = dz_worker_close,
 	.flush = dz_flush,
+	.tick = dz_tick,
 	.close = dz_close,
 };
 

@@ -159,6 +159,18 @@ static void test_exclusions(void **state)
 	assert_int_equal(cfg.prevention, 0);
 	config_free(&cfg);
 
+	/* workloads: units and cgroup paths, repeatable; a trailing '/' goes */
+	config_init(&cfg);
+	assert_int_equal(load(&cfg, "exclude_unit = backup.service\n"
+			      "exclude_unit = getty@tty1.service\nexclude_unit = run-u7.scope\n"
+			      "exclude_cgroup = /ci.slice/\nexclude_cgroup = /\n", err, sizeof(err)), 0);
+	assert_int_equal(cfg.exclude_units.n, 3);
+	assert_string_equal(cfg.exclude_units.items[1], "getty@tty1.service");
+	assert_int_equal(cfg.exclude_cgroups.n, 2);
+	assert_string_equal(cfg.exclude_cgroups.items[0], "/ci.slice");
+	assert_string_equal(cfg.exclude_cgroups.items[1], "/");
+	config_free(&cfg);
+
 	/* virus_event: words, NULL-terminated for execve; a later one replaces */
 	config_init(&cfg);
 	assert_int_equal(cfg.virus_event_max, 4);
@@ -205,6 +217,12 @@ static void test_bad_lines(void **state)
 		{ "exclude_user = no-such-user-4f2a\n", ":1:", "exclude_user: 'no-such-user-4f2a': no such user" },
 		{ "exclude_root = sometimes\n", ":1:", "exclude_root" },
 		{ "exclude_exe = bin/cat\n", ":1:", "absolute" },
+		{ "exclude_unit = backup\n", ":1:", "exclude_unit: 'backup' is not the name of a service or scope unit" },
+		{ "exclude_unit = a b.service\n", ":1:", "not the name of a service or scope unit" },
+		{ "exclude_unit = x.socket\n", ":1:", "not the name of a service or scope unit" },
+		{ "exclude_cgroup = system.slice\n", ":1:", "exclude_cgroup: 'system.slice' is not a cgroup path" },
+		{ "exclude_cgroup = /a/../b\n", ":1:", "is not a cgroup path" },
+		{ "exclude_cgroup = /a//b\n", ":1:", "is not a cgroup path" },
 		{ "virus_event = notify-admin\n", ":1:", "virus_event: 'notify-admin' is not an absolute path" },
 		{ "virus_event = /nonexistent/x --a\n", ":1:", "No such file" },
 		{ "virus_event_max = 0\n", ":1:", "virus_event_max: '0' is not a number from 1 to 64" },

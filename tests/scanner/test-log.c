@@ -449,6 +449,47 @@ static void test_written(void **state)
 		"dazuko-clamscan: warning: FOUND signature=Eicar path=/srv/w.com pid=9 comm=vim action=denied written=yes\n");
 }
 
+#define CID "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+
+static const struct workload in_container = {
+	.unit = "docker-" CID ".scope", .container = CID, .runtime = "docker",
+};
+
+static void log_in_container(void)
+{
+	const struct log_opener who = {
+		.pid = 9, .uid = 0, .comm = "sh", .cgroup = "/system.slice/docker-" CID ".scope",
+		.workload = &in_container,
+	};
+
+	log_detection("/srv/c.com", &who, "Eicar", "denied", NULL);
+}
+
+/* The workload on the text line and in JSON, only the fields it has. */
+static void test_workload_fields(void **state)
+{
+	const char *out;
+	json_object *o;
+
+	(void)state;
+	use_stderr(LOG_FORMAT_TEXT, 1);
+	out = capture_stderr(log_in_container);
+	assert_string_equal(out,
+		"dazuko-clamscan: warning: FOUND signature=Eicar path=/srv/c.com pid=9 comm=sh "
+		"action=denied unit=docker-" CID ".scope container=" CID " runtime=docker\n");
+	use_stderr(LOG_FORMAT_JSON, 1);
+	out = capture_stderr(log_in_container);
+	log_init(LOG_LVL_INFO, 0);
+	o = parse_strict(out, strlen(out) - 1);
+	assert_string_equal(str_field(o, "cgroup"), "/system.slice/docker-" CID ".scope");
+	assert_string_equal(str_field(o, "unit"), "docker-" CID ".scope");
+	assert_string_equal(str_field(o, "container"), CID);
+	assert_string_equal(str_field(o, "container_runtime"), "docker");
+	assert_false(json_object_object_get_ex(o, "pod", NULL));
+	assert_false(json_object_object_get_ex(o, "user_unit", NULL));
+	json_object_put(o);
+}
+
 static void log_one_clean(void)
 {
 	log_clean("/srv/clean.txt", &(struct log_opener){ .pid = 43, .uid = 0, .comm = "cat" }, NULL);
@@ -1060,6 +1101,7 @@ int main(void)
 		cmocka_unit_test(test_one_line),
 		cmocka_unit_test(test_hostile_fields),
 		cmocka_unit_test(test_written),
+		cmocka_unit_test(test_workload_fields),
 		cmocka_unit_test(test_facility),
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_clean_and_levels),

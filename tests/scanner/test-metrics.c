@@ -65,12 +65,12 @@ static void test_write(void **state)
 	stats_add_latency(&st, 99000000);
 	atomic_fetch_add(&st.scanned, 3);
 	stats_snapshot(&st, &s);
-	assert_int_equal(metrics_write(path, &s, 1700000000.5, 1, err, sizeof(err)), 0);
+	assert_int_equal(metrics_write(path, &s, NULL, 1700000000.5, 1, err, sizeof(err)), 0);
 	/* node_exporter runs as another user: 0644 whatever the umask */
 	assert_int_equal(stat(path, &sb), 0);
 	assert_int_equal(sb.st_mode & 07777, 0644);
 	/* written again over itself, no temporary file left */
-	assert_int_equal(metrics_write(path, &s, 1700000000.5, 0, err, sizeof(err)), 0);
+	assert_int_equal(metrics_write(path, &s, NULL, 1700000000.5, 0, err, sizeof(err)), 0);
 	assert_int_equal(count_entries(dir), 1);
 	f = fopen(path, "r");
 	assert_non_null(f);
@@ -91,7 +91,7 @@ static void test_write(void **state)
 
 	/* a directory that is not there: an error naming it */
 	snprintf(path, sizeof(path), "%s/no/m.prom", dir);
-	assert_int_equal(metrics_write(path, &s, 0, 1, err, sizeof(err)), -1);
+	assert_int_equal(metrics_write(path, &s, NULL, 0, 1, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, path));
 	assert_non_null(strstr(err, "No such file"));
 
@@ -101,11 +101,52 @@ static void test_write(void **state)
 	umask(old);
 }
 
+/* Detections by workload: bounded, escaped labels, the rest as "other". */
+static void test_workload_tally(void **state)
+{
+	struct workload_tally t;
+	struct workload_tally_snapshot wt;
+	struct stats_snapshot s = { 0 };
+	struct workload w = { .unit = "web\\x2d1.service" };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	workload_tally_init(&t);
+	workload_tally_add(&t, &w);
+	workload_tally_add(&t, &w);
+	workload_tally_add(&t, NULL);
+	for (int i = 0; i < WORKLOAD_TALLY_MAX + 3; i++) {
+		snprintf(w.container, sizeof(w.container), "%064x", i);
+		snprintf(w.unit, sizeof(w.unit), "docker-%064x.scope", i);
+		workload_tally_add(&t, &w);
+	}
+	workload_tally_snapshot(&t, &wt);
+	assert_int_equal(wt.n, WORKLOAD_TALLY_MAX);
+	/* two kept before the containers: 30 of them fit, 5 do not */
+	assert_int_equal(wt.other, 5);
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	metrics_format(f, &s, &wt, 0, 1);
+	fclose(f);
+	assert_non_null(strstr(buf, "# TYPE dazuko_clamscan_detections_by_workload_total counter\n"));
+	assert_non_null(strstr(buf, "dazuko_clamscan_detections_by_workload_total"
+				    "{unit=\"web\\\\x2d1.service\",container=\"\"} 2\n"));
+	assert_non_null(strstr(buf, "dazuko_clamscan_detections_by_workload_total"
+				    "{unit=\"\",container=\"\"} 1\n"));
+	assert_non_null(strstr(buf, "dazuko_clamscan_detections_by_workload_total"
+				    "{unit=\"other\",container=\"\"} 5\n"));
+	free(buf);
+	workload_tally_destroy(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_buckets),
 		cmocka_unit_test(test_write),
+		cmocka_unit_test(test_workload_tally),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -150,7 +150,10 @@ static void src_teardown(struct src_fixture *x)
 	fake_teardown(&x->f);
 }
 
-/* A module with record format 2: the group is switched to it. */
+/*
+ * A module with record formats: the group is switched to format 3, and
+ * records of format 3 (the opener's cgroup) and 2 (none) are read.
+ */
 static void test_record_v2(void **state)
 {
 	struct src_fixture x;
@@ -162,13 +165,13 @@ static void test_record_v2(void **state)
 
 	(void)state;
 	src_setup(&x, 1);
-	assert_string_equal(fake_read(x.f.configfs, "g/record"), "2");
+	assert_string_equal(fake_read(x.f.configfs, "g/record"), "3");
 
 	efd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	assert_true(efd >= 0);
 	snprintf(good, sizeof(good),
 		 "id=9 fd=%d pid=77 uid=1000 euid=0 fsuid=1001 type=open "
-		 "access=r dev=8:1 ino=5 size=0 change=0\n", efd);
+		 "access=r dev=8:1 ino=5 size=0 change=0 cgroup=4242\n", efd);
 	/* the module could not open the file: settled, no answer */
 	feeder.dev = x.dev;
 	feeder.records[0] = "id=8 fd=-13 pid=76 uid=1000 euid=1000 "
@@ -184,6 +187,7 @@ static void test_record_v2(void **state)
 	assert_int_equal(ev.uid, 1000);
 	assert_int_equal(ev.euid, 0);
 	assert_int_equal(ev.fsuid, 1001);
+	assert_true(ev.cgroup == 4242);
 	assert_int_equal(atomic_load(&x.stats.errors), 1);
 	/* nothing was written back for event 8 */
 	assert_int_equal(ioctl(x.dev, FIONREAD, &left), 0);
