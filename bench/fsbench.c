@@ -25,7 +25,8 @@
  * event for dazukofs groups and fanotify FAN_OPEN_PERM; for untar it is
  * the number of files tar created).  suite appends one CSV row per run and
  * checks, after each, that COUNTER ("dz:GROUP_SYSFS_DIR", "dzhit:" the same
- * dir, whose cache_hits must grow instead, "fan:COUNTFILE" or "none") grew by
+ * dir, whose cache_hits must grow instead, "dzx:" the same dir, whose
+ * excluded must grow and events not, "fan:COUNTFILE" or "none") grew by
  * exactly its opens and that HELPER_PID is alive.
  * Exit status 0 on success.
  */
@@ -547,9 +548,24 @@ static int run(const char *w, const char *dir)
 /*
  * The event counter of a configuration: "dz:SYSFSDIR" (a group's events
  * and allowed), "dzhit:SYSFSDIR" (the group's verdict cache hits, for both:
- * opens answered without an event), "fan:FILE" (fanlistener's count), or
- * "none".
+ * opens answered without an event), "dzx:SYSFSDIR" (the group's excluded
+ * accesses, and for al those plus its events: an event would show), "fan:FILE"
+ * (fanlistener's count), or "none".
  */
+static unsigned long long read_ull(const char *dir, const char *name)
+{
+	char path[4096];
+	unsigned long long v;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "r");
+	if (!f || fscanf(f, "%llu", &v) != 1)
+		die("read", path);
+	fclose(f);
+	return v;
+}
+
 static int read_counter(const char *spec, unsigned long long *ev,
 			unsigned long long *al)
 {
@@ -568,6 +584,9 @@ static int read_counter(const char *spec, unsigned long long *ev,
 		if (!f || fscanf(f, "%llu", al) != 1)
 			die("read", path);
 		fclose(f);
+	} else if (!strncmp(spec, "dzx:", 4)) {
+		*ev = read_ull(spec + 4, "excluded");
+		*al = *ev + read_ull(spec + 4, "events");
 	} else if (!strncmp(spec, "dzhit:", 6)) {
 		snprintf(path, sizeof(path), "%s/cache_hits", spec + 6);
 		f = fopen(path, "r");

@@ -19,6 +19,10 @@
 #              threads (allow-all); every open must show up in the group's
 #              sysfs events and allowed counters
 #   dz-gN-bp   the same with the group's busy_poll_us = $BUSY_POLL_US
+#   dz-gx      dz-g1 whose group excludes the cgroup fsbench runs in
+#              (exclude_cgroups): every open must be counted in the group's
+#              excluded counter, none in its events; against dazukofs, what
+#              an excluded workload pays for the group
 #   fanotify   M = LOWER/data, FAN_OPEN_PERM on LOWER's mount answered by
 #              fanlistener (allow-all); every open must be counted by it
 # In quick mode ext4 runs only $CONFIGS_EXT4 (a subset); full mode runs all.
@@ -64,7 +68,7 @@ params=$DAZUKOFS_BUILD/bench/params/$(basename "$OUT").env
 MODE=quick REPEATS=3 SECS=0.2 NFILES=500 TREE=500 BIGMB=4 TARFILES=100
 CORPUS=150 CORPUSKB=1024 SCANWORKERS="1 2" SCANJ=2 REOPENSECS=1
 LOWERFS="tmpfs ext4"
-CONFIGS="lower dazukofs overlay bindfs dz-g1 dz-g1-bp dz-g2 dz-g4 fanotify"
+CONFIGS="lower dazukofs overlay bindfs dz-g1 dz-g1-bp dz-g2 dz-g4 dz-gx fanotify"
 # A round trip takes ~100 us of the host's time under TCG: the spin must
 # outlast it to pay (on hardware a few tens of microseconds would do).
 BUSY_POLL_US=300
@@ -86,6 +90,9 @@ GROUP=bench
 GDIR=/sys/kernel/config/dazukofs/$GROUP
 GSYS=/sys/fs/dazukofs/groups/$GROUP
 HELPER=     # pid of dzworker or fanlistener
+CGROOT=/sys/fs/cgroup
+CGX=$CGROOT/dzbench-excluded	# dz-gx's excluded cgroup
+RUN_IN_CGROUP=	# the cgroup.procs fsbench moves to, or none
 M=          # where the current configuration shows the data set
 COUNT=      # how to read the current configuration's event counter
 
@@ -189,6 +196,7 @@ setup_config() { # CONFIG LOWER
 			fail "mount -t dazukofs"
 		if [[ $cfg == dz-g* ]]; then
 			local threads=${cfg#dz-g}
+			[[ $threads == x ]] && threads=1
 			mkdir "$GDIR" || fail "mkdir $GDIR"
 			echo 1 >"$GDIR/track" || fail "track=1"
 			if [[ $threads == *-bp ]]; then
@@ -202,6 +210,14 @@ setup_config() { # CONFIG LOWER
 			wait_ready "$W/helper.log" dzworker || fail "dzworker did not start: $(cat "$W/helper.log")"
 			[[ $(cat "$GSYS/active") == 1 ]] || fail "group not active"
 			COUNT=dz
+			if [[ $cfg == dz-gx ]]; then
+				[[ $(stat -f -c %T "$CGROOT") == cgroup2fs ]] ||
+					mount -t cgroup2 none "$CGROOT" || fail "mount cgroup2"
+				mkdir -p "$CGX" || fail "mkdir $CGX"
+				stat -c %i "$CGX" >"$GDIR/exclude_cgroups" || fail "exclude_cgroups"
+				RUN_IN_CGROUP=$CGX/cgroup.procs
+				COUNT=dzx
+			fi
 		fi ;;
 	overlay)
 		M=/mnt/bench-ovl
@@ -236,7 +252,8 @@ teardown_config() { # CONFIG LOWER
 	case $cfg in
 	dz-g*)
 		rmdir "$GDIR" || fail "rmdir $GDIR"
-		umount "$M" || fail "umount $M" ;;
+		umount "$M" || fail "umount $M"
+		RUN_IN_CGROUP= ;;
 	dazukofs|overlay|bindfs)
 		umount "$M" || fail "umount $M" ;;
 	esac
@@ -249,13 +266,15 @@ run_config() { # FS CONFIG REP: one timed run of every workload (repeat 1: an un
 	[[ $3 == 1 ]] && warm=-W
 	case $COUNT in
 	dz) counter=dz:$GSYS ;;
+	dzx) counter=dzx:$GSYS ;;
 	fan) counter=fan:$W/fan.count ;;
 	esac
 	# Inside M, with paths relative to it: the guest's root is overlayfs
 	# over 9p, whose revalidation leaves RCU walk, so an absolute path
 	# would walk every component in ref-walk, as no host with a local
 	# root does.
-	(cd "$M" && exec "$BIN/fsbench" suite . -w "$WORKLOADS" -r 1 -R "$3" $warm \
+	(cd "$M" && { [[ -z $RUN_IN_CGROUP ]] || echo "$BASHPID" >"$RUN_IN_CGROUP"; } &&
+		exec "$BIN/fsbench" suite . -w "$WORKLOADS" -r 1 -R "$3" $warm \
 		-c "$counter" -o "$RAW" -l "$1,$2" ${HELPER:+-p "$HELPER"} -t "$SECS" \
 		-n "$NFILES" -s "$BIGMB" -a "$W/src.tar" -f "$TARFILES") ||
 		fail "$1/$2: fsbench suite"

@@ -39,6 +39,7 @@ CONFIG_TEXT = {
     "dz-g1-bp": "dz-g1 with the group's `busy_poll_us` set (see below)",
     "dz-g2": "dazukofs, one group, allow-all C worker with 2 threads",
     "dz-g4": "dazukofs, one group, allow-all C worker with 4 threads",
+    "dz-gx": "dz-g1 whose group excludes the benchmark's cgroup (`exclude_cgroups`): no event; compare with dazukofs",
     "fanotify": "lower filesystem with fanotify FAN_OPEN_PERM on its mount, allow-all C listener",
 }
 
