@@ -423,6 +423,45 @@ static void dazukofs_count_excluded(struct dazukofs_group *group,
 }
 
 /*
+ * Does every group that wants an access of @kind exclude the current
+ * task's cgroup?  Then the access is spared before anything is allocated
+ * or looked up, and counted in each group's "excluded": a workload the
+ * groups leave alone pays a walk of the few groups, as an open with no
+ * group pays.  False also when no group wants it (the usual path then
+ * finds that out).
+ */
+static bool dazukofs_excluded_by_all(unsigned int kind)
+{
+	unsigned int seen = 0, now = READ_ONCE(dazukofs_nr_groups);
+	struct dazukofs_group *group;
+	bool any = false;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(group, &dazukofs_groups, node) {
+		if (seen++ == now)
+			break;
+		if (!dazukofs_group_wants(group, kind))
+			continue;
+		if (!dazukofs_cgroup_excluded(group)) {
+			rcu_read_unlock();
+			return false;
+		}
+		any = true;
+	}
+	if (any) {
+		seen = 0;
+		list_for_each_entry_rcu(group, &dazukofs_groups, node) {
+			if (seen++ == now)
+				break;
+			if (dazukofs_cgroup_excluded(group))
+				dazukofs_count_excluded(group, kind);
+		}
+	}
+	rcu_read_unlock();
+	return any;
+}
+
+/*
  * Do the verdicts remembered on the file settle the open?  A group's deny
  * does, also for a group that takes no events of @kind (a file found
  * infected when it was written stays denied); allows do if every group
@@ -563,7 +602,8 @@ static struct dazukofs_event *dazukofs_post_all(const struct path *lower_path,
  *
  * The open path of every regular file on every mount: with no group it
  * costs one patched jump (a static key), and with groups it takes no
- * global lock.  A process holding /dev/dazukofs.ign makes no events.
+ * global lock.  A process holding /dev/dazukofs.ign makes no events, nor
+ * one in a cgroup every interested group excludes.
  * Groups with a verdict remembered on the unchanged file get no event,
  * nor do groups whose event mask leaves this open out.
  *
@@ -583,7 +623,7 @@ int dazukofs_check_access(const struct path *lower_path,
 
 	if (!static_branch_unlikely(&dazukofs_have_groups))
 		return 0;
-	if (dazukofs_ignored())
+	if (dazukofs_ignored() || dazukofs_excluded_by_all(kind))
 		return 0;
 
 	remember = dazukofs_sb_remembers(file_inode(file)->i_sb);
