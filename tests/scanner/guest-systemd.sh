@@ -52,6 +52,7 @@ workers = 2
 database = $db
 log_level = info
 status_interval_ms = 1000
+exclude_unit = dz-backup.scope
 EOF
 
 sd_quiet_boot

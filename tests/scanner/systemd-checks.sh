@@ -20,7 +20,11 @@
 #   stop: the group is removed, the unit inactive and never failed;
 #   and it starts without its config directory (the scanner's defaults);
 #   source fanotify under the unit: EICAR opened from outside the unit's
-#          mount namespace and from nobody's unshare -Urm is denied.
+#          mount namespace and from nobody's unshare -Urm is denied;
+#          exclude_unit applies (from /proc/PID/cgroup);
+#   workloads: detections name the unit, a transient one too, and a
+#          Docker-named scope's container; exclude_unit's cgroup makes no
+#          event in the kernel, and is counted.
 # Every wait polls the real condition with a deadline.
 #
 # With --finish (the unit's ExecStopPost, run also when the checks fail):
@@ -181,10 +185,11 @@ mount -t dazukofs "$L" "$M" || fail "mount -t dazukofs $L $M"
 expect_allowed "$M/clean.txt"
 expect_denied "$M/eicar.com"
 # the event's fd is the file below the mount: its path is the lower one
-wait_journal 20 "^FOUND Dazukofs.Test.EICAR[^ ]* in $L/eicar.com (opened by pid [0-9]* cat): denied"
+wait_journal 20 "^FOUND Dazukofs.Test.EICAR[^ ]* in $L/eicar.com (opened by pid [0-9]* cat in dazukofs-test.service): denied"
 fields=$(jr -o verbose MESSAGE_ID=5d2b6e0b9f6a4c8e8a1f3c7d9e2b4a61 | sed 's/^[[:space:]]*//')
 for f in "DAZUKOFS_PATH=$L/eicar.com" DAZUKOFS_COMM=cat "DAZUKOFS_PID=[0-9]" \
 	"DAZUKOFS_SIGNATURE=Dazukofs.Test.EICAR" DAZUKOFS_ACTION=denied PRIORITY=4 \
+	DAZUKOFS_UNIT=dazukofs-test.service DAZUKOFS_CGROUP=/system.slice/dazukofs-test.service \
 	_SYSTEMD_UNIT=$U; do
 	echo "$fields" | grep -q "^$f" || fail "detection in the journal without $f: $fields"
 done
@@ -194,6 +199,42 @@ st1=$(prop StatusText)
 [ "$st1" != "$st0" ] || fail "StatusText unchanged"
 echo "StatusText: $st1"
 pass "StatusText shows the live counts"
+
+# The workload in detections: a transient unit, and a scope named as
+# Docker names its containers' (what the journal says is the cgroup's
+# name, whoever made it)
+systemd-run --quiet --wait --unit=dz-opener cat "$M/eicar.com" >/dev/null 2>&1 &&
+	fail "cat $M/eicar.com in the transient unit dz-opener.service opened"
+wait_journal 20 "^FOUND Dazukofs.Test.EICAR[^ ]* in $L/eicar.com (opened by pid [0-9]* cat in dz-opener.service): denied"
+jr -o verbose MESSAGE_ID=5d2b6e0b9f6a4c8e8a1f3c7d9e2b4a61 DAZUKOFS_UNIT=dz-opener.service |
+	grep -q "DAZUKOFS_CGROUP=/system.slice/dz-opener.service" ||
+	fail "the detection in dz-opener.service has no DAZUKOFS_UNIT/DAZUKOFS_CGROUP"
+cid=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
+systemd-run --quiet --scope --unit="docker-$cid" cat "$M/eicar.com" >/dev/null 2>&1 &&
+	fail "cat $M/eicar.com in docker-$cid.scope opened"
+wait_journal 20 "^FOUND Dazukofs.Test.EICAR[^ ]* in $L/eicar.com (opened by pid [0-9]* cat in docker-$cid.scope (container ${cid:0:12})): denied"
+jr -o verbose MESSAGE_ID=5d2b6e0b9f6a4c8e8a1f3c7d9e2b4a61 DAZUKOFS_CONTAINER=$cid |
+	grep -q "DAZUKOFS_CONTAINER_RUNTIME=docker" ||
+	fail "the detection in docker-$cid.scope has no DAZUKOFS_CONTAINER/_RUNTIME"
+pass "detections name the unit (DAZUKOFS_UNIT, _CGROUP) and the container (DAZUKOFS_CONTAINER, _RUNTIME)"
+
+# exclude_unit = dz-backup.scope (guest-systemd.sh): once the scope
+# exists the kernel skips it (the group's events stay put, its excluded
+# counter moves); until then the scanner does
+excluded_open() {
+	systemd-run --quiet --scope --unit=dz-backup bash -c '
+		. "$1/tests/scanner/common.sh"
+		id=$(stat -c %i /sys/fs/cgroup/system.slice/dz-backup.scope)
+		known() { grep -qx "$id" "$1/exclude_cgroups"; }
+		wait_for 10 "the kernel to skip dz-backup.scope ($id)" known "$2"
+		ev=$(cat "$3/events") ex=$(cat "$3/excluded")
+		cat "$4" >/dev/null || fail "dz-backup.scope could not open $4"
+		[ "$(cat "$3/events")" = "$ev" ] || fail "an excluded open made an event"
+		[ "$(cat "$3/excluded")" = $((ex + 1)) ] || fail "the excluded open was not counted"
+	' bash "$SRC" "$CG" "$GS" "$1"
+}
+excluded_open "$M/eicar.com" || fail "the excluded unit's open"
+pass "exclude_unit: the kernel skips the unit's cgroup: no event, counted in excluded"
 
 # reload with a new signature
 expect_allowed "$M/newsig.txt"
@@ -259,7 +300,9 @@ systemctl start "$U" || fail "systemctl start $U with source fanotify: $(jr | ta
 wait_journal 10 "ready: source fanotify mount $L"
 expect_allowed "$L/clean.txt"
 expect_denied "$L/eicar.com"
-wait_journal 20 "^FOUND Dazukofs.Test.EICAR[^ ]* in $L/eicar.com (opened by pid [0-9]* cat): denied"
+wait_journal 20 "^FOUND Dazukofs.Test.EICAR[^ ]* in $L/eicar.com (opened by pid [0-9]* cat in dazukofs-test.service): denied"
+systemd-run --quiet --scope --unit=dz-backup cat "$L/eicar.com" >/dev/null ||
+	fail "fanotify: the excluded unit dz-backup.scope could not open $L/eicar.com"
 err=$(setpriv --reuid=65534 --regid=65534 --clear-groups unshare -Urm cat "$L/eicar.com" 2>&1 >/dev/null) &&
 	fail "nobody's unshare -Urm opened $L/eicar.com past the unit's fanotify source"
 case $err in
