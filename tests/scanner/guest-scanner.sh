@@ -237,9 +237,9 @@ log_has "$LOG" "FOUND .* path=$L/eicar.com " $((found0 + 1)) ||
 wait_for 10 "waiting == 0" counter_is "$GS/waiting" 0
 pass "grace_ms: EICAR opened while the scanner was dead waited and was denied by the restarted one"
 
-# exclude_uid on dazukofs: the group speaks record format 2, whose records
+# exclude_uid on dazukofs: the group speaks record format 3, whose records
 # carry the opener's uids (no /proc/PID/status, which a recycled pid makes
-# racy).  Fresh EICAR files (no verdict remembered): nobody's open is not
+# racy) and cgroup.  Fresh EICAR files (no verdict remembered): nobody's open is not
 # scanned; one with only the real uid excluded (a set-uid program run by
 # nobody) is scanned and denied, as is root's.
 kill -TERM "$PID" && wait "$PID" || fail "scanner exit before exclude_uid"
@@ -249,7 +249,7 @@ make_eicar "$L/ex3.com"
 chmod 0644 "$L"/ex*.com
 start_scanner --exclude-uid 65534
 wait_log 120 "$LOG" 'notice: ready:' 4
-wait_log 10 "$LOG" "group '$G': record format 2" 4
+wait_log 10 "$LOG" "group '$G': record format 3" 4
 setpriv --reuid 65534 --regid 65534 --clear-groups cat "$M/ex1.com" >/dev/null ||
 	fail "exclude_uid 65534: nobody's open of EICAR was denied"
 wait_log 10 "$LOG" "ex1.com: not scanned (opened by pid [0-9]*, excluded by uid 65534)"
