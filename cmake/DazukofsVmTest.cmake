@@ -11,7 +11,8 @@
 # DEBUG (the kernel suites): also vm-NAME-debug on DAZUKOFS_DEBUG_KERNEL, if
 # one is installed, labelled "vm;debug", with DAZUKOFS_DEBUG_SLOWDOWN times
 # the time limit: KASAN and lockdep make it 2-3x slower than Debian's.
-# ONLY: on that series alone (a test whose guest tools need that kernel).
+# ONLY: on that series alone (a test whose guest tools need that kernel);
+# ONLY debug with DEBUG: on the debug kernel alone.
 # APPEND: more kernel command line for the guest (run-vm --append).
 # DISK: a blank virtio disk for the guest (run-vm --disk).
 # A test's COST is its time limit, so that a clean build's `ctest -j2`, with

@@ -80,8 +80,8 @@ sd_quiet_boot() {
 # "bash SCRIPT" and, whatever its result, "bash SCRIPT --finish", which must
 # write the status file and power off. A boot that never gets there is
 # powered off by the target's JobTimeoutAction (no status: run-vm fails).
-# SCRIPT gets DAZUKOFS_* and DZ_UNIT_FILE, DZ_CONF_DIR from
-# /etc/NAME.env.
+# SCRIPT gets DAZUKOFS_*, DZ_UNIT_FILE, DZ_CONF_DIR and DZ_CHECKS (the
+# caller's, or "all") from /etc/NAME.env.
 sd_boot_into() {
 	local name=$1 script=$2 what=$3 timeout=${4:-400}
 	cat >"/etc/$name.env" <<EOF
@@ -92,6 +92,7 @@ DAZUKOFS_OUT=$DAZUKOFS_OUT
 DAZUKOFS_KREL=$DAZUKOFS_KREL
 DZ_UNIT_FILE=$SD_UNIT
 DZ_CONF_DIR=${SD_CONF%/*}
+DZ_CHECKS=${DZ_CHECKS:-all}
 EOF
 	cat >"/etc/systemd/system/$name.target" <<EOF
 [Unit]

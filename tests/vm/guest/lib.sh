@@ -110,9 +110,13 @@ dz_index_module() {
 	_smods=$_scratch/lib/modules/$_rel
 	_ko=${1:-${DAZUKOFS_KO:?}}
 	_dir=${2:-extra}
-	_rel_configfs=${_configfs#"$_mods"/}
-	mkdir -p "$_smods/$_dir" "$(dirname "$_smods/$_rel_configfs")"
-	cp "$_configfs" "$_smods/$_rel_configfs"
+	mkdir -p "$_smods/$_dir"
+	# built in (the debug kernel): modules.builtin, copied below, has it
+	if [ "$_configfs" != "(builtin)" ]; then
+		_rel_configfs=${_configfs#"$_mods"/}
+		mkdir -p "$(dirname "$_smods/$_rel_configfs")"
+		cp "$_configfs" "$_smods/$_rel_configfs"
+	fi
 	cp "$_ko" "$_smods/$_dir/"
 	cp "$_mods"/modules.builtin* "$_mods/modules.order" "$_smods/" 2>/dev/null
 	depmod -b "$_scratch" "$_rel" || { dz_err "depmod -b $_scratch failed"; return 1; }
