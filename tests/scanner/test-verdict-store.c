@@ -4,12 +4,14 @@
  * directory: entries answer only with the signatures and settings they
  * were found with, survive a close and an open, are evicted oldest first
  * when the store is full; a damaged, truncated or foreign store is made
- * anew, and a directory others may enter is refused.
+ * anew, and a directory others may enter is refused.  And the content
+ * keys (store/content_key.c): the SHA-256 of exactly st_size bytes.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -20,6 +22,8 @@
 
 #include <cmocka.h>
 
+#include "store/content_key.h"
+#include "store/fingerprint.h"
 #include "store/verdict_store.h"
 
 #define SIZE (4u << 20)
@@ -383,6 +387,115 @@ static void open_dir_refused(void **state)
 	assert_non_null(strstr(f->msg, "too small"));
 }
 
+/* The SHA-256 of the bytes; a file whose length is not st's fails. */
+static void content_key_of_file(void **state)
+{
+	/* SHA-256("abc"), FIPS 180-2 */
+	static const unsigned char abc[STORE_DIGEST_LEN] = {
+		0xba, 0x78, 0x16, 0xbf, 0x8f, 0x01, 0xcf, 0xea, 0x41, 0x41, 0x40, 0xde,
+		0x5d, 0xae, 0x22, 0x23, 0xb0, 0x03, 0x61, 0xa3, 0x96, 0x17, 0x7a, 0x9c,
+		0xb4, 0x10, 0xff, 0x61, 0xf2, 0x00, 0x15, 0xad,
+	};
+	struct fixture *f = *state;
+	struct store_key key, want;
+	uint64_t hashed;
+	struct stat sb;
+	bool verity;
+	char p[128];
+	int fd;
+
+	snprintf(p, sizeof(p), "%s/abc", f->dir);
+	fd = open(p, O_RDWR | O_CREAT | O_EXCL, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "abc", 3), 3);
+	assert_int_equal(fstat(fd, &sb), 0);
+	assert_int_equal(content_key(fd, &sb, &key, &hashed, &verity), 0);
+	assert_false(verity);	/* a scratch file has no fs-verity */
+	assert_int_equal(hashed, 3);
+	store_key_sha256(&want, abc);
+	assert_int_equal(key.len, want.len);
+	assert_memory_equal(key.bytes, want.bytes, key.len);
+	/* written since the fstat: longer, or shorter, than st says */
+	assert_int_equal(write(fd, "d", 1), 1);
+	assert_int_equal(content_key(fd, &sb, &key, &hashed, &verity), -1);
+	assert_int_equal(errno, EIO);
+	assert_int_equal(ftruncate(fd, 1), 0);
+	assert_int_equal(content_key(fd, &sb, &key, &hashed, &verity), -1);
+	assert_int_equal(errno, EIO);
+	close(fd);
+	assert_int_equal(sha256_buffer("abc", 3, want.bytes), 0);
+	assert_memory_equal(want.bytes, abc, sizeof(abc));
+}
+
+static void write_file(const char *dir, const char *name, const char *text)
+{
+	char p[256];
+	FILE *fp;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	fp = fopen(p, "w");
+	assert_non_null(fp);
+	fputs(text, fp);
+	assert_int_equal(fclose(fp), 0);
+}
+
+static void fingerprint_of(const char *dir, unsigned char out[STORE_DIGEST_LEN])
+{
+	char err[256];
+
+	if (signatures_fingerprint(dir, out, err, sizeof(err)))
+		fail_msg("signatures_fingerprint: %s", err);
+}
+
+/*
+ * Any change of the signatures changes the fingerprint: a local file
+ * added, a symlinked file's content; freshclam's state and timestamps
+ * do not.
+ */
+static void signatures_fingerprint_changes(void **state)
+{
+	struct fixture *f = *state;
+	unsigned char a[STORE_DIGEST_LEN], b[STORE_DIGEST_LEN];
+	char db[128], other[128], link[256];
+	struct config cfg;
+
+	snprintf(db, sizeof(db), "%s/db", f->dir);
+	snprintf(other, sizeof(other), "%s/other", f->dir);
+	assert_int_equal(mkdir(db, 0700), 0);
+	assert_int_equal(mkdir(other, 0700), 0);
+	write_file(db, "main.ndb", "Test.A:0:*:41414141\n");
+	write_file(other, "linked.ndb", "Test.B:0:*:42424242\n");
+	snprintf(link, sizeof(link), "%s/linked.ndb", db);
+	assert_int_equal(symlink("../other/linked.ndb", link), 0);
+	fingerprint_of(db, a);
+	fingerprint_of(db, b);
+	assert_memory_equal(a, b, sizeof(a));
+
+	write_file(db, "freshclam.dat", "state");
+	write_file(db, ".hidden", "x");
+	assert_int_equal(utimensat(AT_FDCWD, link, NULL, 0), 0);
+	fingerprint_of(db, b);
+	assert_memory_equal(a, b, sizeof(a));
+
+	write_file(other, "linked.ndb", "Test.B:0:*:42424243\n");
+	fingerprint_of(db, b);
+	assert_memory_not_equal(a, b, sizeof(a));
+	memcpy(a, b, sizeof(a));
+
+	write_file(db, "local.ndb", "Test.C:0:*:43434343\n");
+	fingerprint_of(db, b);
+	assert_memory_not_equal(a, b, sizeof(a));
+
+	/* a missing directory is an error, not an empty set */
+	assert_int_equal(signatures_fingerprint("/nonexistent-dz", b, db, sizeof(db)), -1);
+
+	memset(&cfg, 0, sizeof(cfg));
+	assert_int_equal(settings_fingerprint(&cfg, a), 0);
+	cfg.limits.max_scan_size = 1;
+	assert_int_equal(settings_fingerprint(&cfg, b), 0);
+	assert_memory_not_equal(a, b, sizeof(a));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -398,6 +511,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(damaged_value_is_made_anew, setup, teardown),
 		cmocka_unit_test_setup_teardown(foreign_is_made_anew, setup, teardown),
 		cmocka_unit_test_setup_teardown(open_dir_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(content_key_of_file, setup, teardown),
+		cmocka_unit_test_setup_teardown(signatures_fingerprint_changes, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
