@@ -269,6 +269,23 @@ check_workloads() {
 	bad_write "/system.slice/cgroup.procs" "No such file or directory"
 	[ "$(cat "$CG/exclude_cgroups")" = "$before" ] || fail "a failed write changed exclude_cgroups"
 	pass "exclude_cgroups: malformed writes get EINVAL, no cgroup ENOENT; the list stays"
+
+	# the excluded scope stopped (killed, its cgroup removed) while its
+	# processes open files: its id drops out, and scanning goes on
+	systemd-run --quiet --scope --unit=dz-backup bash -c \
+		'while :; do cat "$1" >/dev/null & cat "$1" >/dev/null; wait; done' bash "$M/clean.txt" &
+	wait_for 10 "the racing dz-backup.scope" test -e /sys/fs/cgroup/system.slice/dz-backup.scope
+	race_id=$(stat -c %i /sys/fs/cgroup/system.slice/dz-backup.scope)
+	wait_for 30 "the kernel to skip the racing dz-backup.scope ($race_id)" \
+		grep -qx "$race_id" "$CG/exclude_cgroups"
+	ex=$(cat "$GS/excluded")
+	wait_for 60 "opens spared in the racing dz-backup.scope" counter_ge "$GS/excluded" $((ex + 20))
+	systemctl stop dz-backup.scope || fail "systemctl stop dz-backup.scope"
+	wait
+	[ -e /sys/fs/cgroup/system.slice/dz-backup.scope ] && fail "dz-backup.scope's cgroup is still there"
+	grep -qx "$race_id" "$CG/exclude_cgroups" && fail "the removed cgroup $race_id is still excluded"
+	expect_denied "$M/eicar.com"
+	pass "the excluded scope stopped while its processes opened files: its id dropped out; EICAR still denied"
 	check_unit_lookalike
 }
 
