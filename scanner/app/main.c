@@ -39,6 +39,8 @@
 #include "log/log.h"
 #include "log/metrics.h"
 #include "sources/source.h"
+#include "store/fingerprint.h"
+#include "store/verdict_store.h"
 #include "util/fdlimit.h"
 #include "util/jsonb.h"
 
@@ -99,6 +101,18 @@ static void current_counters(struct app *app, struct counter_values *c)
 	counters_set(c, COUNTER_CACHE_LOOKUPS_HIT, cs.hits);
 	counters_set(c, COUNTER_CACHE_LOOKUPS_MISSED, cs.misses);
 	counters_set(c, COUNTER_CACHE_EVICTIONS, cs.evictions);
+	if (app->sc.store) {
+		struct store_counters *sc = verdict_store_counters(app->sc.store);
+		long long entries = verdict_store_entries(app->sc.store);
+
+		counters_set(c, COUNTER_STORE_ENTRIES, entries < 0 ? 0 : (uint64_t)entries);
+		counters_set(c, COUNTER_STORE_HITS, atomic_load(&sc->hits));
+		counters_set(c, COUNTER_STORE_MISSES, atomic_load(&sc->misses));
+		counters_set(c, COUNTER_STORE_STORES, atomic_load(&sc->stores));
+		counters_set(c, COUNTER_STORE_EVICTIONS, atomic_load(&sc->evictions));
+		counters_set(c, COUNTER_STORE_DROPPED, atomic_load(&sc->dropped));
+		counters_set(c, COUNTER_STORE_HASHED_BYTES, atomic_load(&sc->bytes_hashed));
+	}
 	if (app->sc.detection) {
 		uint64_t run, dropped, timeouts, quarantined, quarantine_failed, skipped;
 
@@ -111,6 +125,48 @@ static void current_counters(struct app *app, struct counter_values *c)
 		counters_set(c, COUNTER_QUARANTINE_FAILED, quarantine_failed);
 		counters_set(c, COUNTER_QUARANTINE_SKIPPED, skipped);
 	}
+}
+
+/*
+ * The verdict store, if it is on and can be used: with a backend that
+ * knows its signatures by content (libclamav; a clamd's are its own).
+ * A store that cannot be opened leaves the scanner scanning, without it.
+ */
+static void open_store(struct app *app)
+{
+	const struct config *cfg = &app->cfg;
+	char msg[1024];
+
+	if (!cfg->store)
+		return;
+	if (!app->sc.backend.ops->fingerprint) {
+		log_notice("verdict store: off with backend %s (its signatures cannot be fingerprinted)",
+			   app->sc.backend.ops->name);
+		return;
+	}
+	if (settings_fingerprint(cfg, app->sc.store_settings)) {
+		log_warning("verdict store: off: cannot fingerprint the settings");
+		return;
+	}
+	if (verdict_store_open(&app->sc.store, cfg->store_path, cfg->store_size, msg,
+			       sizeof(msg))) {
+		log_warning("verdict store: off: %s", msg);
+		app->sc.store = NULL;
+		return;
+	}
+	if (msg[0])
+		log_warning("verdict store: %s", msg);
+	log_info("verdict store: %s, %lld entries, store_size=%" PRIu64, cfg->store_path,
+		 verdict_store_entries(app->sc.store), cfg->store_size);
+}
+
+/* The verdicts the workers found since the last tick, in one write. */
+static void flush_store(struct app *app)
+{
+	char msg[512];
+
+	if (app->sc.store && verdict_store_flush(app->sc.store, msg, sizeof(msg)))
+		log_warning("verdict store: %s", msg);
 }
 
 /* The statistics line: every counter, on one line (scripts read its last occurrence). */
@@ -434,6 +490,7 @@ static int control_loop(struct app *app)
 				watchdog_ping(app);
 			if (app->source.ops->tick)
 				app->source.ops->tick(&app->source);
+			flush_store(app);
 			notify_status(app, app->reload.running ? "reloading" : "running");
 		}
 		if (pfd[2].revents & POLLIN)
@@ -694,6 +751,7 @@ int main(int argc, char **argv)
 		}
 		atomic_store(&app.sc.live.loaded_at, (int_fast64_t)time(NULL));
 	}
+	open_store(&app);
 	log_info("limits (0: none): max_file_size=%" PRIu64 " max_scan_size=%" PRIu64
 		 " max_recursion=%u max_files=%u max_scan_time=%u ms; alert_exceeds_max=%s alert_encrypted=%s",
 		 app.cfg.limits.max_file_size, app.cfg.limits.max_scan_size,
@@ -792,6 +850,8 @@ out_source:
 out_cache:
 	cache_destroy(&app.sc.cache);
 out:
+	/* after the workers: the verdicts of their last scans are written */
+	verdict_store_close(app.sc.store);
 	control_close(app.control);
 	backend_destroy(&app.sc.backend);
 	cgroup_names_free(app.sc.cgroups);

@@ -15,6 +15,8 @@
 
 #include <stdint.h>
 
+#include "util/hash.h"
+
 struct config;
 
 /*
@@ -63,6 +65,13 @@ struct scan_answer {
 	 * changing.  NULL: remember as usual.
 	 */
 	const char *unremembered;
+	/*
+	 * The signatures that scanned, by content, if the backend knows
+	 * them (signatures_fingerprinted): a verdict may go into the
+	 * verdict store only under these.
+	 */
+	unsigned char signatures[SHA256_LEN];
+	int signatures_fingerprinted;
 };
 
 struct backend;
@@ -106,6 +115,12 @@ struct backend_ops {
 	int (*signatures_changed)(struct backend *b);
 	/* For status; may be NULL (nothing known). */
 	void (*signatures)(struct backend *b, struct backend_signatures *out);
+	/*
+	 * The signatures in use, by content (a scan started now would
+	 * report them in its answer): 0 and out, or -1 if unknown (the
+	 * verdict store is not used); NULL: never known.
+	 */
+	int (*fingerprint)(struct backend *b, unsigned char out[SHA256_LEN]);
 	void (*destroy)(struct backend *b);
 };
 

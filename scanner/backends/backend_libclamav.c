@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <clamav.h>
+
 #include "backends/backend.h"
 #include "backends/engine.h"
 #include "config/config.h"
@@ -44,6 +46,9 @@ static enum scan_result lc_scan(struct backend *b, int fd, const struct stat *st
 		return SCAN_ERROR;
 	}
 	res = engine_scan(e, fd, name, a->sig, sizeof(a->sig), &scanned);
+	a->signatures_fingerprinted = e->fingerprinted;
+	if (e->fingerprinted)
+		memcpy(a->signatures, e->fingerprint, sizeof(a->signatures));
 	engine_put(e);
 	return res;
 }
@@ -55,20 +60,46 @@ static void lc_status(struct backend *b, char *buf, size_t len)
 		buf[0] = 0;
 }
 
+/*
+ * The verdict store's name for the signatures of db, by content: 0 and
+ * out, or -1 (logged: the store is then not used with this engine).
+ */
+static int fingerprint_signatures(const char *db, unsigned char out[SHA256_LEN])
+{
+	char err[512];
+
+	if (!db_content_digest(db, cl_retver(), out, err, sizeof(err)))
+		return 0;
+	log_warning("verdict store: cannot fingerprint the signatures: %s", err);
+	return -1;
+}
+
 /* Load the database into a new engine and put it in use; -1 with a message. */
 static int lc_load(struct lc_backend *lc, unsigned int *count, char *err, size_t errlen)
 {
 	const struct config *cfg = lc->cfg;
+	unsigned char before[SHA256_LEN];
 	struct db_fingerprint fp;
-	int have_fp = 1;
+	int have_fp = 1, have_before;
 	struct engine *e;
 
 	/* before the load: a change made during it shows next time */
 	if (db_fingerprint_take(cfg->database, &fp))
 		have_fp = 0;
+	have_before = cfg->store && !fingerprint_signatures(cfg->database, before);
 	e = engine_load(cfg->database, cfg->clamav_cache, &cfg->limits, err, errlen);
 	if (!e)
 		return -1;
+	/*
+	 * The same content before and after the load is what the engine
+	 * loaded; a file replaced meanwhile leaves it unfingerprinted.
+	 */
+	if (have_before && !fingerprint_signatures(cfg->database, e->fingerprint)) {
+		e->fingerprinted = !memcmp(before, e->fingerprint, sizeof(before));
+		if (!e->fingerprinted)
+			log_warning("verdict store: the signatures in %s changed while they loaded; not used until the next reload",
+				    cfg->database);
+	}
 	*count = e->signatures;
 	/* The swap first: what is scanned after the caller's flush is new. */
 	engine_holder_swap(&lc->engines, e);
@@ -127,6 +158,19 @@ static void lc_signatures(struct backend *b, struct backend_signatures *out)
 	engine_put(e);
 }
 
+static int lc_fingerprint(struct backend *b, unsigned char out[SHA256_LEN])
+{
+	struct lc_backend *lc = b->priv;
+	struct engine *e = engine_holder_get(&lc->engines);
+	int known = e && e->fingerprinted;
+
+	if (known)
+		memcpy(out, e->fingerprint, SHA256_LEN);
+	if (e)
+		engine_put(e);
+	return known ? 0 : -1;
+}
+
 static void lc_destroy(struct backend *b)
 {
 	struct lc_backend *lc = b->priv;
@@ -149,6 +193,7 @@ static const struct backend_ops libclamav_ops = {
 	.reload = lc_reload,
 	.signatures_changed = lc_signatures_changed,
 	.signatures = lc_signatures,
+	.fingerprint = lc_fingerprint,
 	.destroy = lc_destroy,
 };
 

@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 #include "backends/backend.h"
+#include "util/hash.h"
 
 struct cl_engine;
 struct scan_limits;
@@ -25,6 +26,12 @@ struct engine {
 	/* the databases' version and build time (daily.cvd's); 0: unknown */
 	unsigned long long db_version;
 	long long db_time;
+	/*
+	 * The signatures loaded, by content (db_content_digest()), for the
+	 * verdict store; fingerprinted 0: unknown (the store is not used).
+	 */
+	unsigned char fingerprint[SHA256_LEN];
+	int fingerprinted;
 };
 
 struct engine_holder {

@@ -59,6 +59,7 @@ void config_init(struct config *cfg)
 	cfg->virus_event_max = 4;
 	cfg->virus_event_timeout_ms = 60000;
 	cfg->quarantine_dir = xstrdup(QUARANTINE_DEFAULT_DIR);
+	cfg->store_path = xstrdup(STORE_DEFAULT_DIR);
 	cfg->quarantine_max_size = 1ULL << 30;
 	cfg->quarantine_max_files = 1000;
 	cfg->quarantine_min_free = 256ULL << 20;
@@ -74,6 +75,8 @@ void config_init(struct config *cfg)
 	cfg->events = DAZUKOFS_EVENT_OPEN;
 	cfg->source = SOURCE_DAZUKOFS;
 	cfg->cache_size = 65536;
+	cfg->store = 1;
+	cfg->store_size = STORE_DEFAULT_SIZE;
 	cfg->clamav_cache = 1;
 	cfg->status_interval_ms = 5000;
 	cfg->self_check = 600;		/* clamd's default */
@@ -111,6 +114,7 @@ void config_free(struct config *cfg)
 	list_free(&cfg->exclude_cgroups);
 	list_free(&cfg->virus_event);
 	free(cfg->quarantine_dir);
+	free(cfg->store_path);
 	free(cfg->metrics_file);
 	free(cfg->log_file);
 	free(cfg->exclude_uids.v);
@@ -551,7 +555,7 @@ enum kind {
 	KIND_BOOL,	/* int: yes|no, 1|0, true|false, on|off */
 	KIND_UINT,	/* unsigned int from min to max */
 	KIND_COUNT,	/* size_t from min to max */
-	KIND_BYTES,	/* uint64_t: a size (100M), at most max unless 0 */
+	KIND_BYTES,	/* uint64_t: a size (100M), at least min, at most max unless 0 */
 	KIND_ENUM,	/* an enum: the index of the value in names */
 	KIND_PATH,	/* char *: an absolute path */
 	KIND_PREFIXES,	/* struct str_list: add_prefix(), repeatable */
@@ -757,6 +761,18 @@ static const struct setting settings[] = {
 	{ .key = "cache_size", .arg = "N", COUNT(cache_size, 0, 1U << 24),
 	  .zero = "no cache",
 	  .help = "verdict cache entries, 0 disables (default {default})" },
+	{ .key = "store", .arg = "yes|no", BOOL(store),
+	  .help = "keep verdicts across restarts, by content, in\n"
+		  "store_path (default {default}; backend clamd: a local\n"
+		  "clamd's only)" },
+	{ .key = "store_path", .arg = "DIR", PATH(store_path),
+	  .help = "the verdict store's directory, 0700\n"
+		  "(default " STORE_DEFAULT_DIR ")" },
+	{ .key = "store_size", .arg = "SIZE", BYTES(store_size, STORE_MAX_SIZE),
+	  .min = STORE_MIN_SIZE,
+	  .what = "a size from 1M to 64G (e.g. 64M, 1G)",
+	  .help = "the verdict store's size on disk, oldest entries\n"
+		  "evicted (default {default})" },
 	{ .key = "clamav_cache", .arg = "yes|no", BOOL(clamav_cache),
 	  .help = "libclamav's cache of clean file hashes (default {default})" },
 	{ .key = "status_interval_ms", .arg = "MS", UINT(status_interval_ms, 100, 3600000),
@@ -863,7 +879,8 @@ static int apply(struct config *cfg, const struct setting *s, const char *value,
 			*(size_t *)field(cfg, s) = (size_t)u;
 		break;
 	case KIND_BYTES:
-		if (config_parse_size(value, &size) || (s->max && size > s->max))
+		if (config_parse_size(value, &size) || (s->max && size > s->max) ||
+		    size < s->min)
 			FAIL("%s: '%s' is not %s", s->key, value, s->what);
 		*(uint64_t *)field(cfg, s) = size;
 		break;

@@ -45,6 +45,11 @@ enum verdict { VERDICT_ALLOW = 0, VERDICT_DENY = 1 };
  * here, where they are read, so that config depends on nothing above it.
  */
 #define QUARANTINE_DEFAULT_DIR DAZUKOFS_QUARANTINE_DIR
+#define STORE_DEFAULT_DIR DAZUKOFS_STORE_DIR
+/* store_size: ~128k entries by default; LMDB needs a few pages at least */
+#define STORE_DEFAULT_SIZE (256ULL << 20)
+#define STORE_MIN_SIZE (1ULL << 20)
+#define STORE_MAX_SIZE (64ULL << 30)
 enum quarantine_mode {
 	QUARANTINE_NO,
 	QUARANTINE_COPY,	/* the file stays where it was */
@@ -150,6 +155,10 @@ struct config {
 	int check_only;
 	unsigned int problems;		/* found so far (check_only) */
 	size_t cache_size;		/* entries; 0: no cache */
+	/* the verdict store (store/verdict_store.h): on, where, how large */
+	int store;
+	char *store_path;
+	uint64_t store_size;
 	int clamav_cache;		/* libclamav's own clean-file cache */
 	unsigned int status_interval_ms;
 	unsigned int self_check;	/* seconds, 0: never (clamd's SelfCheck) */

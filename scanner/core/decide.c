@@ -19,12 +19,15 @@
 #include "core/opener.h"
 #include "core/worker.h"
 #include "log/log.h"
+#include "store/content_key.h"
+#include "store/verdict_store.h"
 #include "util/cacheable.h"
 
 /* What a decision found: what its observers are told. */
 enum finding {
 	FOUND_SKIPPED,		/* allowed unscanned: filter, exclusion, not a file */
 	FOUND_CACHED,		/* clean by the verdict cache */
+	FOUND_STORED,		/* clean by the verdict store */
 	FOUND_CLEAN,		/* clean by a scan */
 	FOUND_INFECTED,		/* a signature matched */
 	FOUND_PARTIAL,		/* not fully scanned: a limit, or encrypted */
@@ -148,6 +151,81 @@ static void scan(struct scanner *sc, int fd, const struct stat *st,
 	}
 }
 
+/* A file's key in the verdict store, if it may be stored or served. */
+struct store_probe {
+	bool keyed;
+	struct store_key key;
+	struct store_context ctx;
+};
+
+/*
+ * The verdict store, asked before a scan.  Only a file that cannot
+ * change unseen gets a key at all (the verdict cache's rules,
+ * util/cacheable.h), and only if it is still the file st describes, with
+ * no writer, once it is digested: the key is then of the bytes a scan
+ * would read.  True if the store answered (d says what).
+ */
+static bool store_ask(struct scanner *sc, int fd, const struct stat *st,
+		      const struct timespec *clock_before, struct event_path *path,
+		      struct store_probe *p, struct decision *d)
+{
+	const struct backend_ops *ops = sc->backend.ops;
+	struct store_verdict v;
+	uint64_t hashed = 0;
+	bool verity;
+	char msg[256];
+	int rc;
+
+	if (!ops->fingerprint || ops->fingerprint(&sc->backend, p->ctx.signatures))
+		return false;
+	memcpy(p->ctx.settings, sc->store_settings, sizeof(p->ctx.settings));
+	if (!cacheable_before_scan(fd, st, clock_before))
+		return false;
+	rc = content_key(fd, st, &p->key, &hashed, &verity);
+	atomic_fetch_add(&verdict_store_counters(sc->store)->bytes_hashed, hashed);
+	if (rc || !cacheable_after_scan(fd, st))
+		return false;
+	p->keyed = true;
+	rc = verdict_store_lookup(sc->store, &p->key, &p->ctx, &v, msg, sizeof(msg));
+	if (rc < 0)
+		log_warning("verdict store: %s", msg);
+	if (rc != 1)
+		return false;
+	if (v.result == STORED_CLEAN) {
+		d->found = FOUND_STORED;
+		log_file_debug(event_path_name(path), "%s: clean (verdict store%s)",
+			       event_path_name(path), verity ? ", fs-verity" : "");
+		return true;
+	}
+	d->found = FOUND_INFECTED;
+	snprintf(d->ans.sig, sizeof(d->ans.sig), "%s", v.signature);
+	return true;
+}
+
+/*
+ * A scan's complete verdict into the store: of the key's bytes if the
+ * file did not change since it was digested, with the signatures that
+ * scanned (a reload between the digest and the scan is no harm: the
+ * answer names its own).
+ */
+static void store_keep(struct scanner *sc, int fd, const struct stat *st,
+		       struct store_probe *p, const struct decision *d)
+{
+	struct store_verdict v = { .result = STORED_CLEAN };
+
+	if (!p->keyed || d->ans.unremembered || !d->ans.signatures_fingerprinted ||
+	    (d->found != FOUND_CLEAN && d->found != FOUND_INFECTED))
+		return;
+	if (!cacheable_after_scan(fd, st))
+		return;
+	memcpy(p->ctx.signatures, d->ans.signatures, sizeof(p->ctx.signatures));
+	if (d->found == FOUND_INFECTED) {
+		v.result = STORED_INFECTED;
+		snprintf(v.signature, sizeof(v.signature), "%s", d->ans.sig);
+	}
+	verdict_store_add(sc->store, &p->key, &p->ctx, &v);
+}
+
 /*
  * What the file is.  Remembering a clean verdict (our cache, the
  * kernel's through *remember) is part of deciding; telling anyone is not.
@@ -156,6 +234,7 @@ static void decide(struct scanner *sc, int fd, struct event_path *path,
 		   const struct opener_ids *who, int *remember, struct decision *d)
 {
 	const struct config *cfg = sc->cfg;
+	struct store_probe probe = { .keyed = false };
 	struct timespec clock_before;
 	struct cache_key key;
 	int cacheable = 0;
@@ -230,9 +309,17 @@ static void decide(struct scanner *sc, int fd, struct event_path *path,
 	}
 
 	gen = cache_generation(&sc->cache);
-	scan(sc, fd, &st, path, d);
-	if (d->found != FOUND_CLEAN)
-		return;
+	if (sc->store && store_ask(sc, fd, &st, &clock_before, path, &probe, d)) {
+		/* as a scan's clean answer, remembered and cached alike */
+		if (d->found != FOUND_STORED)
+			return;
+	} else {
+		scan(sc, fd, &st, path, d);
+		if (sc->store)
+			store_keep(sc, fd, &st, &probe, d);
+		if (d->found != FOUND_CLEAN)
+			return;
+	}
 	if (d->ans.unremembered) {
 		cacheable = 0;
 		remember = NULL;
@@ -329,6 +416,8 @@ static enum verdict decision_report(struct scanner *sc, const struct decision *d
 		atomic_fetch_add(&sc->stats.cache_hits, 1);
 		log_file_debug(event_path_name(path), "%s: clean (cached)",
 			       event_path_name(path));
+		return VERDICT_ALLOW;
+	case FOUND_STORED:
 		return VERDICT_ALLOW;
 	case FOUND_CLEAN:
 		if (a->unremembered)

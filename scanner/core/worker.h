@@ -30,6 +30,9 @@ struct scanner {
 	struct live live;		/* for status: detections, start time */
 	struct cgroup_names *cgroups;	/* the log's workloads; NULL: uncached */
 	struct workload_tally tally;	/* detections by workload, for metrics */
+	/* the verdict store, NULL: off; with the settings' fingerprint */
+	struct verdict_store *store;
+	unsigned char store_settings[SHA256_LEN];
 	int stop_fd;			/* eventfd: readable once stopping */
 	int failed_fd;			/* eventfd: a worker gave up */
 };

@@ -1,18 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * Content keys (content_key.h).  SHA-256 by libclamav's cl_hash_*, which
- * is OpenSSL's: the scanner links it anyway.
- */
+/* Content keys (content_key.h). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include <clamav.h>
 #include <linux/fsverity.h>
 
 #include "store/content_key.h"
+#include "util/hash.h"
 
 #define READ_CHUNK (256 * 1024)
 
@@ -33,24 +30,11 @@ static int verity_key(int fd, struct store_key *key)
 	return -1;
 }
 
-int sha256_buffer(const void *buf, size_t len, unsigned char out[STORE_DIGEST_LEN])
-{
-	void *ctx = cl_hash_init("sha256");
-
-	if (!ctx)
-		return -1;
-	if (cl_update_hash(ctx, buf, len)) {
-		cl_hash_destroy(ctx);
-		return -1;
-	}
-	return cl_finish_hash(ctx, out) ? -1 : 0;
-}
-
 static int sha256_fd(int fd, off_t size, unsigned char out[STORE_DIGEST_LEN],
 		     uint64_t *hashed)
 {
 	unsigned char *buf = malloc(READ_CHUNK);
-	void *ctx = cl_hash_init("sha256");
+	struct sha256_ctx *ctx = sha256_new();
 	off_t off = 0;
 	ssize_t n = 0;
 
@@ -63,7 +47,7 @@ static int sha256_fd(int fd, off_t size, unsigned char out[STORE_DIGEST_LEN],
 			continue;
 		if (n <= 0)
 			break;
-		if (cl_update_hash(ctx, buf, n))
+		if (sha256_update(ctx, buf, n))
 			goto fail_io;
 		off += n;
 	}
@@ -73,7 +57,7 @@ static int sha256_fd(int fd, off_t size, unsigned char out[STORE_DIGEST_LEN],
 	if (off != size)
 		goto fail_io;
 	free(buf);
-	return cl_finish_hash(ctx, out) ? -1 : 0;
+	return sha256_final(ctx, out);
 
 fail_nomem:
 	errno = ENOMEM;
@@ -82,8 +66,7 @@ fail_io:
 	errno = EIO;
 fail:
 	free(buf);
-	if (ctx)
-		cl_hash_destroy(ctx);
+	sha256_free(ctx);
 	return -1;
 }
 

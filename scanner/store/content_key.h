@@ -23,7 +23,4 @@
 int content_key(int fd, const struct stat *st, struct store_key *key, uint64_t *hashed,
 		bool *verity);
 
-/* The SHA-256 of a buffer (the fingerprints are made of these). */
-int sha256_buffer(const void *buf, size_t len, unsigned char out[STORE_DIGEST_LEN]);
-
 #endif

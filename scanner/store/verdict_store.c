@@ -25,14 +25,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "config/config.h"
 #include "store/verdict_store.h"
+#include "util/hash.h"
 
 #define STORE_FORMAT "dazukofs verdict store 1"
 #define STORE_MAGIC 0x53565a44u		/* "DZVS" */
 #define STORE_KEY_SHA256 'S'
 #define STORE_KEY_VERITY 'V'
-/* LMDB's smallest useful map: its two meta pages and a few more */
-#define STORE_MIN_BYTES (1u << 20)
 /* readers: one per worker thread, with room */
 #define STORE_MAX_READERS 512
 /*
@@ -54,7 +54,7 @@ struct stored_value {
 	char signature[STORE_SIGNATURE_MAX];
 	uint64_t check;			/* of every byte above */
 };
-_Static_assert(sizeof(struct stored_value) == 216, "no padding in a stored value");
+_Static_assert(sizeof(struct stored_value) == 344, "no padding in a stored value");
 
 struct queued {
 	struct store_key key;
@@ -75,18 +75,10 @@ struct verdict_store {
 	pthread_mutex_t write_lock;
 };
 
-/* FNV-1a: finds a damaged value, not a forged one (the store is 0600). */
+/* finds a damaged value, not a forged one (the store is 0600) */
 static uint64_t value_check(const struct stored_value *v)
 {
-	const unsigned char *p = (const unsigned char *)v;
-	uint64_t h = 0xcbf29ce484222325ull;
-	size_t i;
-
-	for (i = 0; i < offsetof(struct stored_value, check); i++) {
-		h ^= p[i];
-		h *= 0x100000001b3ull;
-	}
-	return h;
+	return fnv1a64(FNV1A64_INIT, v, offsetof(struct stored_value, check));
 }
 
 /* LMDB's values are not aligned: *v is a copy, if data is a sound value. */
@@ -392,9 +384,9 @@ int verdict_store_open(struct verdict_store **out, const char *dir, uint64_t max
 	int rc;
 
 	msg[0] = '\0';
-	if (max_bytes < STORE_MIN_BYTES)
-		return say(msg, msglen, "a store of %llu bytes is too small (at least %u)",
-			   (unsigned long long)max_bytes, STORE_MIN_BYTES);
+	if (max_bytes < STORE_MIN_SIZE)
+		return say(msg, msglen, "a store of %llu bytes is too small (at least %llu)",
+			   (unsigned long long)max_bytes, STORE_MIN_SIZE);
 	if (check_dir(dir, msg, msglen))
 		return -1;
 	st = calloc(1, sizeof(*st));

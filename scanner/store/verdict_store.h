@@ -21,14 +21,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/hash.h"
+
 /* A SHA-256 digest: the content key and both fingerprints. */
-#define STORE_DIGEST_LEN 32
+#define STORE_DIGEST_LEN SHA256_LEN
 /* fs-verity digests go up to SHA-512's 64 bytes */
 #define STORE_VERITY_DIGEST_MAX 64
 /* kind (1), algorithm (2), digest */
 #define STORE_KEY_MAX (1 + 2 + STORE_VERITY_DIGEST_MAX)
-/* a detection's name as stored, NUL included; longer names are cut */
-#define STORE_SIGNATURE_MAX 128
+/* a detection's name as stored, NUL included: a scan_answer's sig fits */
+#define STORE_SIGNATURE_MAX 256
 /* entries waiting for verdict_store_flush(); more are dropped (counted) */
 #define STORE_QUEUE_MAX 4096
 /* the files LMDB keeps in the store's directory */

@@ -3,6 +3,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -10,6 +12,7 @@
 #include <unistd.h>
 
 #include "util/db_fingerprint.h"
+#include "util/hash.h"
 
 /* A changed file's new times may equal the old ones within this. */
 #define RACY_NS 1000000000LL
@@ -25,16 +28,15 @@ static int cmp_entries(const void *a, const void *b)
 	return strcmp(((const struct entry *)a)->name, ((const struct entry *)b)->name);
 }
 
-/* FNV-1a, 64 bits: a fingerprint, not a defence against anyone. */
+/* A fingerprint, not a defence against anyone: FNV-1a. */
 static uint64_t fnv(uint64_t h, const void *data, size_t len)
 {
-	const unsigned char *p = data;
+	return fnv1a64(h, data, len);
+}
 
-	for (size_t i = 0; i < len; i++) {
-		h ^= p[i];
-		h *= 0x100000001b3ULL;
-	}
-	return h;
+int db_state_file(const char *name)
+{
+	return name[0] == '.' || !strcmp(name, "freshclam.dat") || !strcmp(name, "mirrors.dat");
 }
 
 static long long ns(const struct timespec *t)
@@ -53,7 +55,7 @@ int db_fingerprint_take(const char *dir, struct db_fingerprint *fp)
 	DIR *d;
 
 	memset(fp, 0, sizeof(*fp));
-	fp->hash = 0xcbf29ce484222325ULL;
+	fp->hash = FNV1A64_INIT;
 	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
 		return -1;
@@ -68,8 +70,8 @@ int db_fingerprint_take(const char *dir, struct db_fingerprint *fp)
 	while ((de = readdir(d))) {
 		struct stat st, link = { 0 };
 
-		/* freshclam's temporary files and directories start with '.' or are dirs */
-		if (de->d_name[0] == '.' || fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW))
+		if (db_state_file(de->d_name) ||
+		    fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW))
 			continue;
 		/*
 		 * clamav-unofficial-sigs links its files into the directory:
@@ -141,4 +143,101 @@ int db_changed(const char *dir, const struct db_fingerprint *old)
 	if (old->racy || db_fingerprint_take(dir, &now))
 		return 1;
 	return now.hash != old->hash || now.files != old->files;
+}
+
+static int by_name(const struct dirent **a, const struct dirent **b)
+{
+	return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+static int signature_file(const struct dirent *d)
+{
+	return !db_state_file(d->d_name);
+}
+
+/* One file into c: name, size, bytes.  Not a regular file: none. */
+static int digest_file(struct sha256_ctx *c, int dfd, const char *name, unsigned char *buf,
+		       size_t bufsize, char *err, size_t errlen)
+{
+	uint64_t size, done = 0;
+	struct stat st;
+	ssize_t n = 0;
+	int fd;
+
+	fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0 || fstat(fd, &st)) {
+		snprintf(err, errlen, "%s: %s", name, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return 0;
+	}
+	size = st.st_size;
+	if (sha256_update(c, name, strlen(name) + 1) || sha256_update(c, &size, sizeof(size)))
+		goto failed;
+	while ((n = read(fd, buf, bufsize)) > 0) {
+		if (sha256_update(c, buf, n))
+			goto failed;
+		done += n;
+	}
+	close(fd);
+	if (n < 0 || done != size) {
+		snprintf(err, errlen, "%s: %s", name, n < 0 ? strerror(errno) : "changed while read");
+		return -1;
+	}
+	return 0;
+failed:
+	close(fd);
+	snprintf(err, errlen, "SHA-256 failed");
+	return -1;
+}
+
+int db_content_digest(const char *dir, const char *salt, unsigned char out[SHA256_LEN],
+		      char *err, size_t errlen)
+{
+	const size_t bufsize = 256 * 1024;
+	struct dirent **names = NULL;
+	struct sha256_ctx *c = NULL;
+	unsigned char *buf = NULL;
+	int n, i, dfd, rc = -1;
+
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0) {
+		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
+		return -1;
+	}
+	n = scandirat(dfd, ".", &names, signature_file, by_name);
+	if (n < 0) {
+		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
+		close(dfd);
+		return -1;
+	}
+	buf = malloc(bufsize);
+	c = sha256_new();
+	if (!buf || !c) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	if (sha256_update(c, salt, strlen(salt) + 1)) {
+		snprintf(err, errlen, "SHA-256 failed");
+		goto out;
+	}
+	for (i = 0; i < n; i++)
+		if (digest_file(c, dfd, names[i]->d_name, buf, bufsize, err, errlen))
+			goto out;
+	rc = sha256_final(c, out);
+	c = NULL;
+	if (rc)
+		snprintf(err, errlen, "SHA-256 failed");
+out:
+	sha256_free(c);
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	free(buf);
+	close(dfd);
+	return rc;
 }

@@ -3,12 +3,16 @@
  * Has the signature directory changed?  clamd's SelfCheck, done with a
  * fingerprint of the directory's files instead of libclamav's
  * cl_statchkdir(), which compares modification times in whole seconds
- * and so misses a file replaced in the second it was looked at.
+ * and so misses a file replaced in the second it was looked at.  And the
+ * signatures' digest by content, for the verdict store.
  */
 #ifndef SCANNER_DBWATCH_H
 #define SCANNER_DBWATCH_H
 
+#include <stddef.h>
 #include <stdint.h>
+
+#include "util/hash.h"
 
 struct db_fingerprint {
 	/*
@@ -33,5 +37,23 @@ int db_fingerprint_take(const char *dir, struct db_fingerprint *fp);
  * cannot be read: a reload will say why), 0 unchanged.
  */
 int db_changed(const char *dir, const struct db_fingerprint *old);
+
+/*
+ * The files of the directory that are no signatures: freshclam's state
+ * (freshclam.dat, mirrors.dat) and temporary names (from '.').  Every
+ * other file counts: one libclamav ignores can only cause a needless
+ * reload or store miss, never a stale verdict.
+ */
+int db_state_file(const char *name);
+
+/*
+ * The signatures by content, for the verdict store, which outlives
+ * reboots (a database copied back with its old times must not pass for
+ * the new one): SHA-256 over salt (libclamav's version) and, in name
+ * order, each signature file's name, size and bytes (a symbolic link's
+ * target's).  0, or -1 with err.
+ */
+int db_content_digest(const char *dir, const char *salt, unsigned char out[SHA256_LEN],
+		      char *err, size_t errlen);
 
 #endif

@@ -32,6 +32,8 @@
 #include "core/worker.h"
 #include "log/counters.h"
 #include "log/log.h"
+#include "store/fingerprint.h"
+#include "store/verdict_store.h"
 #include "util/cacheable.h"
 
 #define EICAR "X5O!P%@AP[4\\PZX54(P^)7CC)7}$EICAR-STANDARD-ANTIVIRUS-TEST-FILE!$H+H*"
@@ -975,6 +977,66 @@ static void test_clamav_cache_option(void **state)
 	config_free(&cfg);
 }
 
+/* A backend that appends to racing_path during each scan. */
+static const struct backend_ops *real_ops;
+static const char *racing_path;
+
+static enum scan_result racing_scan(struct backend *b, int fd, const struct stat *st,
+				    const char *name, struct scan_answer *a)
+{
+	enum scan_result r = real_ops->scan(b, fd, st, name, a);
+	int wfd = open(racing_path, O_WRONLY | O_APPEND | O_CLOEXEC);
+
+	assert_true(wfd >= 0);
+	assert_int_equal(write(wfd, "x", 1), 1);
+	close(wfd);
+	return r;
+}
+
+/*
+ * The verdict store keeps a verdict only of the bytes that were digested
+ * and scanned: a write during the scan stores nothing.  A file left alone
+ * is stored (so the first case can fail), and a second decide of it is
+ * answered from the store, unscanned.
+ */
+static void test_store_race(void **state)
+{
+	struct fixture *f = *state;
+	struct backend_ops racing_ops;
+	char dir[600], msg[512], alone[PATH_MAX];
+
+	snprintf(dir, sizeof(dir), "%s/store", tmpdir);
+	assert_int_equal(settings_fingerprint(&f->cfg, f->sc.store_settings), 0);
+	if (verdict_store_open(&f->sc.store, dir, 4u << 20, msg, sizeof(msg)))
+		fail_msg("verdict_store_open: %s", msg);
+	snprintf(alone, sizeof(alone), "%s", settle(make_file("stored", "left alone\n")));
+	assert_int_equal(decide(f, alone), VERDICT_ALLOW);
+	assert_int_equal(verdict_store_flush(f->sc.store, msg, sizeof(msg)), 0);
+	assert_int_equal(verdict_store_entries(f->sc.store), 1);
+	assert_int_equal(atomic_load(&f->sc.stats.scanned), 1);
+
+	racing_path = settle(make_file("raced", "written during the scan\n"));
+	real_ops = f->sc.backend.ops;
+	racing_ops = *real_ops;
+	racing_ops.scan = racing_scan;
+	f->sc.backend.ops = &racing_ops;
+	assert_int_equal(decide(f, racing_path), VERDICT_ALLOW);
+	f->sc.backend.ops = real_ops;
+	assert_int_equal(verdict_store_flush(f->sc.store, msg, sizeof(msg)), 0);
+	/* looked up (it had a key), scanned, not stored */
+	assert_int_equal(atomic_load(&verdict_store_counters(f->sc.store)->misses), 2);
+	assert_int_equal(atomic_load(&f->sc.stats.scanned), 2);
+	assert_int_equal(verdict_store_entries(f->sc.store), 1);
+
+	/* the cache emptied (a restart): the store answers, no scan */
+	cache_clear(&f->sc.cache);
+	assert_int_equal(decide(f, alone), VERDICT_ALLOW);
+	assert_int_equal(atomic_load(&verdict_store_counters(f->sc.store)->hits), 1);
+	assert_int_equal(atomic_load(&f->sc.stats.scanned), 2);
+	verdict_store_close(f->sc.store);
+	f->sc.store = NULL;
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -1004,6 +1066,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_swap, setup, teardown),
 		cmocka_unit_test(test_scanning_peak),
 		cmocka_unit_test(test_workers_stuck),
+		cmocka_unit_test_setup_teardown(test_store_race, setup, teardown),
 	};
 	char err[256];
 	int rc;

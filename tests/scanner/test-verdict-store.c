@@ -5,7 +5,8 @@
  * were found with, survive a close and an open, are evicted oldest first
  * when the store is full; a damaged, truncated or foreign store is made
  * anew, and a directory others may enter is refused.  And the content
- * keys (store/content_key.c): the SHA-256 of exactly st_size bytes.
+ * keys (store/content_key.c): the SHA-256 of exactly st_size bytes; the
+ * signatures' digest (util/db_fingerprint.c) and the settings'.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,6 +26,7 @@
 #include "store/content_key.h"
 #include "store/fingerprint.h"
 #include "store/verdict_store.h"
+#include "util/db_fingerprint.h"
 
 #define SIZE (4u << 20)
 
@@ -443,8 +445,8 @@ static void fingerprint_of(const char *dir, unsigned char out[STORE_DIGEST_LEN])
 {
 	char err[256];
 
-	if (signatures_fingerprint(dir, out, err, sizeof(err)))
-		fail_msg("signatures_fingerprint: %s", err);
+	if (db_content_digest(dir, "libclamav 1.0", out, err, sizeof(err)))
+		fail_msg("db_content_digest: %s", err);
 }
 
 /*
@@ -487,7 +489,11 @@ static void signatures_fingerprint_changes(void **state)
 	assert_memory_not_equal(a, b, sizeof(a));
 
 	/* a missing directory is an error, not an empty set */
-	assert_int_equal(signatures_fingerprint("/nonexistent-dz", b, db, sizeof(db)), -1);
+	assert_int_equal(db_content_digest("/nonexistent-dz", "", b, f->msg, sizeof(f->msg)), -1);
+	/* another libclamav: another fingerprint */
+	fingerprint_of(db, a);
+	assert_int_equal(db_content_digest(db, "libclamav 1.1", b, f->msg, sizeof(f->msg)), 0);
+	assert_memory_not_equal(a, b, sizeof(a));
 
 	memset(&cfg, 0, sizeof(cfg));
 	assert_int_equal(settings_fingerprint(&cfg, a), 0);
