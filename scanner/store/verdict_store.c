@@ -144,7 +144,8 @@ static int check_dir(const char *dir, char *msg, size_t msglen)
 	struct stat sb;
 
 	if (mkdir(dir, 0700) && errno != EEXIST)
-		return say(msg, msglen, "cannot make %s: %s", dir, strerror(errno));
+		return say(msg, msglen, "cannot make %s: %s%s", dir, strerror(errno),
+			   errno == ENOENT ? " (its parent is made by the unit's StateDirectory=; or set store_path, or store = no)" : "");
 	if (lstat(dir, &sb))
 		return say(msg, msglen, "%s: %s", dir, strerror(errno));
 	if (!S_ISDIR(sb.st_mode))
