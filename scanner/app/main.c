@@ -30,6 +30,7 @@
 #include "actions/quarantine.h"
 #include "app/clamdconf.h"
 #include "app/control_client.h"
+#include "app/store_command.h"
 #include "backends/backend.h"
 #include "config/config.h"
 #include "control/control.h"
@@ -626,6 +627,8 @@ int main(int argc, char **argv)
 	/* the control socket's client: no scanner started */
 	if (argc > 1 && (!strcmp(argv[1], "status") || !strcmp(argv[1], "reload")))
 		return control_client_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "store"))
+		return store_command_main(argc - 1, argv + 1);
 	char err[CONFIG_ERR_MAX + 256];
 	double start_time = metrics_now();
 

@@ -1185,9 +1185,11 @@ void config_usage(FILE *out, const char *prog)
 "Usage: %s [OPTION]...\n"
 "       %s status [--json] [--socket PATH]\n"
 "       %s reload [--socket PATH]\n"
+"       %s store stats|clear [-c FILE]\n"
 "On-access virus scanner for DazukoFS (or fanotify) with libclamav.\n"
-"status and reload ask the running scanner (see %s status --help).\n"
-"\n", prog, prog, prog, prog);
+"status and reload ask the running scanner (see %s status --help);\n"
+"store shows or empties the verdict store (%s store --help).\n"
+"\n", prog, prog, prog, prog, prog, prog);
 	config_init(&def);
 	for (size_t i = 0; i < N_SETTINGS; i++)
 		usage_setting(out, &settings[i], &def);

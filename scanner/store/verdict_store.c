@@ -66,6 +66,8 @@ struct verdict_store {
 	MDB_dbi meta, verdicts, age;
 	char *dir;
 	uint64_t max_bytes;
+	/* 0: the admin's commands' (verdict_store_attach): nothing made or removed */
+	bool repair;
 	struct store_counters counters;
 	/* add() fills queue; flush() swaps it with writing under queue_lock */
 	pthread_mutex_t queue_lock;
@@ -139,11 +141,11 @@ static int say(char *msg, size_t msglen, const char *fmt, ...)
  * holds which files are clean: another user who could write it could
  * make us allow anything.
  */
-static int check_dir(const char *dir, char *msg, size_t msglen)
+static int check_dir(const char *dir, bool make, char *msg, size_t msglen)
 {
 	struct stat sb;
 
-	if (mkdir(dir, 0700) && errno != EEXIST)
+	if (make && mkdir(dir, 0700) && errno != EEXIST)
 		return say(msg, msglen, "cannot make %s: %s%s", dir, strerror(errno),
 			   errno == ENOENT ? " (its parent is made by the unit's StateDirectory=; or set store_path, or store = no)" : "");
 	if (lstat(dir, &sb))
@@ -195,9 +197,9 @@ static int remove_files(const char *dir, char *msg, size_t msglen)
  * ours, at least LMDB's two meta pages long, no larger than the store may
  * be.  1 sound or absent, 0 not (why in msg), -1 cannot tell.
  */
-static int data_file_usable(const char *dir, uint64_t max_bytes, char *msg, size_t msglen)
+static int data_file_usable(struct verdict_store *st, char *msg, size_t msglen)
 {
-	char *p = file_in(dir, STORE_DATA_FILE);
+	char *p = file_in(st->dir, STORE_DATA_FILE);
 	struct stat sb;
 	long page = sysconf(_SC_PAGESIZE);
 	int ret = 1;
@@ -205,7 +207,7 @@ static int data_file_usable(const char *dir, uint64_t max_bytes, char *msg, size
 	if (!p)
 		return say(msg, msglen, "out of memory");
 	if (lstat(p, &sb)) {
-		if (errno != ENOENT)
+		if (errno != ENOENT || !st->repair)
 			ret = say(msg, msglen, "%s: %s", p, strerror(errno));
 	} else if (!S_ISREG(sb.st_mode) || sb.st_uid != geteuid()) {
 		snprintf(msg, msglen, "%s is not a regular file of uid %u", p,
@@ -214,10 +216,15 @@ static int data_file_usable(const char *dir, uint64_t max_bytes, char *msg, size
 	} else if (sb.st_size < 2 * page) {
 		snprintf(msg, msglen, "%s is truncated (%lld bytes)", p, (long long)sb.st_size);
 		ret = 0;
-	} else if ((uint64_t)sb.st_size > max_bytes) {
-		snprintf(msg, msglen, "%s (%lld bytes) is larger than the store's size now (%llu)",
-			 p, (long long)sb.st_size, (unsigned long long)max_bytes);
-		ret = 0;
+	} else if ((uint64_t)sb.st_size > st->max_bytes) {
+		if (st->repair) {
+			snprintf(msg, msglen,
+				 "%s (%lld bytes) is larger than the store's size now (%llu)", p,
+				 (long long)sb.st_size, (unsigned long long)st->max_bytes);
+			ret = 0;
+		} else {
+			st->max_bytes = sb.st_size;
+		}
 	}
 	free(p);
 	return ret;
@@ -278,7 +285,7 @@ static int open_env(struct verdict_store *st, char *msg, size_t msglen)
 	bool fresh;
 	int rc;
 
-	rc = data_file_usable(st->dir, st->max_bytes, msg, msglen);
+	rc = data_file_usable(st, msg, msglen);
 	if (rc <= 0)
 		return rc;
 	if ((rc = mdb_env_create(&st->env)) ||
@@ -313,7 +320,7 @@ static int open_env(struct verdict_store *st, char *msg, size_t msglen)
 			rc = mdb_stat(txn, main_db, &ms);
 		if (rc)
 			goto not_ours;
-		if (ms.ms_entries)
+		if (ms.ms_entries || !st->repair)
 			goto not_ours;
 		rc = MDB_NOTFOUND;
 	}
@@ -377,8 +384,8 @@ static void store_free(struct verdict_store *st)
 	free(st);
 }
 
-int verdict_store_open(struct verdict_store **out, const char *dir, uint64_t max_bytes,
-		       char *msg, size_t msglen)
+static int store_open(struct verdict_store **out, const char *dir, uint64_t max_bytes,
+		      bool repair, char *msg, size_t msglen)
 {
 	struct verdict_store *st;
 	char why[512];
@@ -388,7 +395,7 @@ int verdict_store_open(struct verdict_store **out, const char *dir, uint64_t max
 	if (max_bytes < STORE_MIN_SIZE)
 		return say(msg, msglen, "a store of %llu bytes is too small (at least %llu)",
 			   (unsigned long long)max_bytes, STORE_MIN_SIZE);
-	if (check_dir(dir, msg, msglen))
+	if (check_dir(dir, repair, msg, msglen))
 		return -1;
 	st = calloc(1, sizeof(*st));
 	if (!st)
@@ -399,12 +406,16 @@ int verdict_store_open(struct verdict_store **out, const char *dir, uint64_t max
 	st->queue = calloc(STORE_QUEUE_MAX, sizeof(*st->queue));
 	st->writing = calloc(STORE_QUEUE_MAX, sizeof(*st->writing));
 	st->max_bytes = max_bytes;
+	st->repair = repair;
 	if (!st->dir || !st->queue || !st->writing) {
 		store_free(st);
 		return say(msg, msglen, "out of memory");
 	}
 	rc = open_env(st, why, sizeof(why));
-	if (!rc) {
+	if (!rc && !repair) {
+		snprintf(msg, msglen, "%s", why);
+		rc = -1;
+	} else if (!rc) {
 		/* not ours, or not sound: made anew, and said */
 		close_env(st);
 		if (remove_files(dir, msg, msglen)) {
@@ -425,6 +436,18 @@ int verdict_store_open(struct verdict_store **out, const char *dir, uint64_t max
 	}
 	*out = st;
 	return 0;
+}
+
+int verdict_store_open(struct verdict_store **out, const char *dir, uint64_t max_bytes,
+		       char *msg, size_t msglen)
+{
+	return store_open(out, dir, max_bytes, true, msg, msglen);
+}
+
+int verdict_store_attach(struct verdict_store **out, const char *dir, uint64_t max_bytes,
+			 char *msg, size_t msglen)
+{
+	return store_open(out, dir, max_bytes, false, msg, msglen);
 }
 
 void verdict_store_close(struct verdict_store *st)

@@ -83,6 +83,15 @@ struct verdict_store;
 int verdict_store_open(struct verdict_store **out, const char *dir, uint64_t max_bytes,
 		       char *msg, size_t msglen);
 
+/*
+ * The store in dir as it is, for the admin's commands beside a running
+ * scanner: nothing is made, and a store that is not sound is only said
+ * to be so (the scanner makes it anew at its next start); max_bytes, or
+ * the file's size if larger.  0, or -1 with msg.
+ */
+int verdict_store_attach(struct verdict_store **out, const char *dir, uint64_t max_bytes,
+			 char *msg, size_t msglen);
+
 /* Flushes the queue, then closes. */
 void verdict_store_close(struct verdict_store *st);
 

@@ -10,7 +10,9 @@
 #     entry misses;
 #   - a damaged store: the scanner starts, says so, makes it anew and
 #     scans;
-#   - store = no: nothing is stored or read.
+#   - store = no: nothing is stored or read;
+#   - dazuko-clamscan store stats and store clear (beside the running
+#     scanner); stats reports a damaged store and leaves it alone.
 # Usage: store-e2e.sh SCANNER DBDIR
 set -u
 SCANNER=$1
@@ -66,6 +68,13 @@ expect_counter store_hits 0
 e2e_stop "$LOG"
 pass "first run: 3 files scanned, the store made 0700/0600"
 
+# the admin's view: store stats, from the config file's store_path
+printf 'store_path = %s\nstore_size = 4M\n' "$STORE" >"$W/clamscan.conf"
+out=$("$SCANNER" store stats -c "$W/clamscan.conf") || fail "store stats: $out"
+echo "$out" | grep -qx "entries: 3" || fail "store stats: $out"
+echo "$out" | grep -qx "store: $STORE" || fail "store stats: $out"
+pass "store stats: 3 entries"
+
 # a restart with the same signatures: answered from the store
 start
 grep -q "verdict store: $STORE, 3 entries" "$LOG" || { cat "$LOG"; fail "the store lost its entries"; }
@@ -104,9 +113,30 @@ expect_counter scanned 1
 e2e_stop "$LOG"
 pass "a local .ndb added, a symlinked database file changed: every old entry misses"
 
+# store clear while the scanner runs: the next open is scanned
+start
+expect_allowed "$M/other.txt"
+expect_counter store_hits 1
+out=$("$SCANNER" store clear -c "$W/clamscan.conf") || fail "store clear: $out"
+echo "$out" | grep -q "entries removed" || fail "store clear: $out"
+"$SCANNER" store stats -c "$W/clamscan.conf" | grep -qx "entries: 0" ||
+	fail "entries left after store clear"
+echo "a third clean text" >"$M/third.txt"
+sleep_until_settled() { [ $(( $(date +%s%N) - $(stat -c %Z "$M/third.txt")000000000 )) -gt 1000000000 ]; }
+wait_for 10 "third.txt's ctime 1 s old" sleep_until_settled
+expect_allowed "$M/third.txt"
+e2e_stop "$LOG"
+"$SCANNER" store stats -c "$W/clamscan.conf" | grep -qx "entries: 1" ||
+	fail "after store clear, the scanner stored nothing new"
+pass "store clear beside the running scanner: emptied, new verdicts stored after"
+
 # a damaged store: said, made anew, scanning goes on
 printf 'garbage over the meta pages %.0s' $(seq 1 300) |
 	dd of="$STORE/data.mdb" conv=notrunc status=none
+cp "$STORE/data.mdb" "$W/damaged.mdb"
+out=$("$SCANNER" store stats -c "$W/clamscan.conf" 2>&1) && fail "store stats of a damaged store: $out"
+case $out in *"no LMDB store"*) ;; *) fail "store stats of a damaged store: $out" ;; esac
+cmp -s "$STORE/data.mdb" "$W/damaged.mdb" || fail "store stats changed the damaged store"
 start
 grep -q "verdict store: .*made anew" "$LOG" || { cat "$LOG"; fail "no word of the damaged store"; }
 expect_allowed "$M/other.txt"
