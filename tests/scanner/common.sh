@@ -38,6 +38,18 @@ wait_log() {
 	wait_for "$1" "'$3' x${4:-1} in $2" log_has "$2" "$3" "${4:-1}"
 }
 
+# scanner_stats LOG PID: a fresh statistics line of the scanner PID
+# logging to LOG (SIGUSR1 asks for it)
+scanner_stats() {
+	_n=$(grep -c 'statistics: ' "$1")
+	kill -USR1 "$2"
+	wait_for 20 "a statistics line in $1" log_has "$1" 'statistics: ' $((_n + 1))
+	grep 'statistics: ' "$1" | tail -1
+}
+
+# stats_value NAME LINE: the counter NAME in a statistics LINE
+stats_value() { echo "$2" | sed -n "s/.* $1=\([0-9]*\).*/\1/p"; }
+
 # readable FILE: 0 if it opens, 1 on EPERM (anything else fails the test)
 opens() {
 	_err=$(cat "$1" 2>&1 >/dev/null) && return 0

@@ -93,13 +93,9 @@ stop() {
 	wait "$PID" || fail "the scanner exited with $? (run $N)"
 	PID=
 }
-stats() {
-	_n=$(grep -c 'statistics: ' "$LOG")
-	kill -USR1 "$PID"
-	wait_for 20 "a statistics line" log_has "$LOG" 'statistics: ' $((_n + 1))
-	grep 'statistics: ' "$LOG" | tail -1
-}
-counter() { stats | sed -n "s/.* $1=\([0-9]*\).*/\1/p"; }
+# the running scanner's statistics line, and one counter of it
+stats() { scanner_stats "$LOG" "$PID"; }
+counter() { stats_value "$1" "$(stats)"; }
 expect_counter() {
 	_v=$(counter "$1")
 	[ "$_v" = "$2" ] || fail "$1=$_v, not $2 (run $N)"

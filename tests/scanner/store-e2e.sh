@@ -42,15 +42,9 @@ start() {
 	PID=$!
 	wait_log 60 "$LOG" 'notice: ready:'
 }
-# stats: the statistics line (SIGUSR1) of the scanner running now
-stats() {
-	_n=$(grep -c 'statistics: ' "$LOG")
-	kill -USR1 "$PID"
-	wait_for 10 "a statistics line" log_has "$LOG" 'statistics: ' $((_n + 1))
-	grep 'statistics: ' "$LOG" | tail -1
-}
-# counter NAME: its value in the last statistics line
-counter() { stats | sed -n "s/.* $1=\([0-9]*\).*/\1/p"; }
+# the running scanner's statistics line, and one counter of it
+stats() { scanner_stats "$LOG" "$PID"; }
+counter() { stats_value "$1" "$(stats)"; }
 expect_counter() {
 	_v=$(counter "$1")
 	[ "$_v" = "$2" ] || { cat "$LOG"; fail "$1=$_v, not $2 (run $N)"; }
