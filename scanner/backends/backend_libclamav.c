@@ -11,8 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <clamav.h>
-
 #include "backends/backend.h"
 #include "backends/engine.h"
 #include "config/config.h"
@@ -68,7 +66,7 @@ static int fingerprint_signatures(const char *db, unsigned char out[SHA256_LEN])
 {
 	char err[512];
 
-	if (!db_content_digest(db, cl_retver(), out, err, sizeof(err)))
+	if (!db_content_digest(db, engine_identity(), out, err, sizeof(err)))
 		return 0;
 	log_warning("verdict store: cannot fingerprint the signatures: %s", err);
 	return -1;

@@ -22,6 +22,36 @@ int engine_global_init(char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * What libclamav loads and how it scans, fixed here: every file format
+ * ClamAV knows.  Without the heuristics libclamav calls a file clean when
+ * it stopped at a limit or could not decrypt it; heuristic precedence
+ * stays off: a signature found in the same file still wins.
+ */
+#define ENGINE_DB_OPTIONS CL_DB_STDOPT
+#define ENGINE_PARSE (~0U)
+#define ENGINE_GENERAL CL_SCAN_GENERAL_HEURISTICS
+#define ENGINE_HEURISTIC (CL_SCAN_HEURISTIC_EXCEEDS_MAX | CL_SCAN_HEURISTIC_ENCRYPTED_ARCHIVE | \
+			  CL_SCAN_HEURISTIC_ENCRYPTED_DOC)
+
+static char identity[192];
+
+static void make_identity(void)
+{
+	snprintf(identity, sizeof(identity),
+		 "libclamav %s, load 0x%x, parse 0x%x, general 0x%x, heuristic 0x%x",
+		 cl_retver(), (unsigned int)ENGINE_DB_OPTIONS, (unsigned int)ENGINE_PARSE,
+		 (unsigned int)ENGINE_GENERAL, (unsigned int)ENGINE_HEURISTIC);
+}
+
+const char *engine_identity(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, make_identity);
+	return identity;
+}
+
 static int set_limits(struct cl_engine *cl, const struct scan_limits *l,
 		      char *err, size_t errlen)
 {
@@ -77,7 +107,7 @@ struct engine *engine_load(const char *dbdir, int clamav_cache,
 	}
 	if (set_limits(e->cl, limits, err, errlen))
 		goto fail;
-	rc = cl_load(dbdir, e->cl, &e->signatures, CL_DB_STDOPT);
+	rc = cl_load(dbdir, e->cl, &e->signatures, ENGINE_DB_OPTIONS);
 	if (rc != CL_SUCCESS) {
 		snprintf(err, errlen, "cl_load %s: %s", dbdir, cl_strerror(rc));
 		goto fail;
@@ -159,16 +189,9 @@ enum scan_result engine_scan(struct engine *e, int fd, const char *name,
 	cl_error_t rc;
 
 	memset(&opts, 0, sizeof(opts));
-	opts.parse = ~0U;	/* every file format ClamAV knows */
-	/*
-	 * Without these heuristics libclamav calls a file clean when it
-	 * stopped at a limit or could not decrypt it.  Heuristic precedence
-	 * stays off: a signature found in the same file still wins.
-	 */
-	opts.general = CL_SCAN_GENERAL_HEURISTICS;
-	opts.heuristic = CL_SCAN_HEURISTIC_EXCEEDS_MAX |
-			 CL_SCAN_HEURISTIC_ENCRYPTED_ARCHIVE |
-			 CL_SCAN_HEURISTIC_ENCRYPTED_DOC;
+	opts.parse = ENGINE_PARSE;
+	opts.general = ENGINE_GENERAL;
+	opts.heuristic = ENGINE_HEURISTIC;
 	*scanned = 0;
 	rc = cl_scandesc(fd, name, &virname, scanned, e->cl, &opts);
 	switch (rc) {

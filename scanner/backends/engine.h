@@ -40,6 +40,13 @@ struct engine_holder {
 	unsigned long generations;
 };
 
+/*
+ * libclamav's version and the options every engine loads and scans with:
+ * a verdict found by another library or other options is no answer for
+ * this engine (the verdict store's fingerprint includes it).
+ */
+const char *engine_identity(void);
+
 /* Once per process, before any engine. -1 with a message on failure. */
 int engine_global_init(char *err, size_t errlen);
 

@@ -49,7 +49,8 @@ int db_state_file(const char *name);
 /*
  * The signatures by content, for the verdict store, which outlives
  * reboots (a database copied back with its old times must not pass for
- * the new one): SHA-256 over salt (libclamav's version) and, in name
+ * the new one): SHA-256 over salt (the engine's identity: libclamav's
+ * version and options, engine_identity()) and, in name
  * order, each signature file's name, size and bytes (a symbolic link's
  * target's).  0, or -1 with err.
  */
