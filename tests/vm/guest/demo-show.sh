@@ -66,16 +66,6 @@ fi
 cat "$OUT/demo-upload.err"
 grep -q "Operation not permitted" "$OUT/demo-upload.err" || fail "upload not refused with EPERM"
 
-show "verdicts survive a restart: the verdict store answers, nothing is scanned again"
-run systemctl restart dazuko-clamscan || fail "systemctl restart dazuko-clamscan"
-mountpoint -q /srv/data || run mount /srv/data || fail "mount /srv/data"
-run cat /srv/data/report.txt || fail "the clean file did not open after the restart"
-store_hit() { systemctl show -P StatusText dazuko-clamscan | grep -q ' store_hits=1 '; }
-wait_for 10 "the store's hit in the status line" store_hit
-printf '$ %s\n' "systemctl show -P StatusText dazuko-clamscan | grep -o 'scanned=[0-9]* \|store_[a-z_]*=[0-9]*'"
-systemctl show -P StatusText dazuko-clamscan | grep -o 'scanned=[0-9]* \|store_[a-z_]*=[0-9]*'
-run dazuko-clamscan store stats || fail "dazuko-clamscan store stats"
-
 show "what the kernel sees"
 run dazukofsctl status || fail "dazukofsctl status"
 run dazukofsctl stats || fail "dazukofsctl stats"
