@@ -506,6 +506,7 @@ localdb)
 	start_scanner "$LOG" --local-socket "$SOCK" --database "$W/db"
 	wait_log 10 "$LOG" "clamd $SOCK: its DatabaseDirectory $W/db is watched"
 	echo "innocent DAZUKOFS-LOCAL-SIGNATURE-4b1c here" > "$M/localsig.txt"
+	wait_for 10 "localsig.txt's ctime 1 s old" ctime_settled "$M/localsig.txt"
 	# cache_hits_now: the scanner's cache hits, from a fresh SIGUSR1
 	cache_hits_now() {
 		_n=$(grep -c 'statistics: events=' "$LOG")

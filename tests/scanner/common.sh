@@ -23,6 +23,15 @@ wait_for() {
 	done
 }
 
+# ctime_settled FILE...: every FILE last changed over a second ago.  A
+# file changed within its timestamps' granularity is racily clean
+# (util/cacheable.h): never cached, remembered, digested or stored.
+ctime_settled() {
+	for _f; do
+		[ $(( $(date +%s%N) - $(stat -c %Z "$_f")000000000 )) -gt 1000000000 ] || return 1
+	done
+}
+
 # counter_is FILE VALUE, counter_ge FILE MIN: a sysfs counter's value
 counter_is() { [ "$(cat "$1" 2>/dev/null)" = "$2" ]; }
 counter_ge() { [ "$(cat "$1" 2>/dev/null || echo -1)" -ge "$2" ]; }

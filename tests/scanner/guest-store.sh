@@ -73,10 +73,7 @@ if [ $VERITY = yes ]; then
 fi
 HASHED=$(( $(stat -c %s "$L/clean.txt") + $(stat -c %s "$L/eicar.com") ))
 [ $VERITY = yes ] || HASHED=$((HASHED + $(stat -c %s "$L/verity.txt")))
-# a file changed within the last clock tick is never digested (racily
-# clean: cacheable.h): wait until the last change is a second old
-settled() { [ $(( $(date +%s%N) - $(stat -c %Z "$L/verity.txt")000000000 )) -gt 1000000000 ]; }
-wait_for 10 "the files' ctime 1 s old" settled
+wait_for 10 "the files' ctime 1 s old" ctime_settled "$L/clean.txt" "$L/eicar.com" "$L/verity.txt"
 
 N=0
 start() {

@@ -116,8 +116,7 @@ echo "$out" | grep -q "entries removed" || fail "store clear: $out"
 "$SCANNER" store stats -c "$W/clamscan.conf" | grep -qx "entries: 0" ||
 	fail "entries left after store clear"
 echo "a third clean text" >"$M/third.txt"
-sleep_until_settled() { [ $(( $(date +%s%N) - $(stat -c %Z "$M/third.txt")000000000 )) -gt 1000000000 ]; }
-wait_for 10 "third.txt's ctime 1 s old" sleep_until_settled
+wait_for 10 "third.txt's ctime 1 s old" ctime_settled "$M/third.txt"
 expect_allowed "$M/third.txt"
 e2e_stop "$LOG"
 "$SCANNER" store stats -c "$W/clamscan.conf" | grep -qx "entries: 1" ||

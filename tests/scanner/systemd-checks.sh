@@ -366,8 +366,8 @@ check_unit_lookalike() {
 # remembered verdicts are gone with the old scanner.
 check_store_restart() {
 	echo "stored across a restart" >"$L/stored.txt"
-	settled() { [ $(( $(date +%s%N) - $(stat -c %Z "$L/stored.txt")000000000 )) -gt 1000000000 ]; }
-	wait_for 10 "stored.txt's ctime 1 s old (else racily clean: never stored)" settled
+	wait_for 10 "stored.txt's ctime 1 s old (else racily clean: never stored)" \
+		ctime_settled "$L/stored.txt"
 	expect_allowed "$M/stored.txt"
 	systemctl restart "$U" || fail "systemctl restart $U"
 	prop_is ActiveState active || fail "$U is $(prop ActiveState) after the restart"
