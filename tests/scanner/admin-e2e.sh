@@ -38,7 +38,7 @@ start_scanner() {
 	# emptied here, not only by the child's redirection: else the last
 	# scanner's "ready" could be read before the new one truncates it
 	: >"$LOG"
-	${SCANNER_WRAP:-} "$SCANNER" -f -c /dev/null --source fanotify --fanotify-mount "$M" \
+	${SCANNER_WRAP:-} "$SCANNER" -f -c /dev/null --store no --source fanotify --fanotify-mount "$M" \
 		--database "$W/db" --workers 2 --log-level debug "$@" >"$LOG" 2>&1 &
 	PID=$!
 	wait_log 60 "$LOG" 'notice: ready:'
@@ -481,7 +481,7 @@ assert not bad and e["signature"].startswith("Dazukofs.Test.EICAR"), (bad, e)
 	err=$(qt list 2>&1) && fail "list of a quarantine others may enter"
 	case $err in *"mode 0755"*"mode 0700"*) ;; *) fail "list: $err" ;; esac
 	: >"$LOG"
-	"$SCANNER" -f -c /dev/null --source fanotify --fanotify-mount "$M" --database "$W/db" \
+	"$SCANNER" -f -c /dev/null --store no --source fanotify --fanotify-mount "$M" --database "$W/db" \
 		--quarantine copy --quarantine-dir "$Q" >"$LOG" 2>&1 && fail "scanner started with a 0755 quarantine"
 	log_has "$LOG" "quarantine_dir $Q: owned by uid 0 with mode 0755" || { cat "$LOG"; fail "no clear error"; }
 	pass "bad ids, missing entry, unknown command, open quarantine_dir: clear errors"

@@ -88,7 +88,7 @@ printf 'clean: %s\n' "$(echo "$MARKER" | tr -c '\n' .)" > "$M/mapped.txt"
 chmod 644 "$M"/*.txt "$M/eicar.com" "$M/eicar.zip"
 
 t0=$(now_ms)
-TMPDIR=$M/tmp "$SCANNER" -f -c /dev/null "$@" \
+TMPDIR=$M/tmp "$SCANNER" -f -c /dev/null --store no "$@" \
 	--database "$M/db" --workers 1 --log-level debug >"$LOG" 2>&1 &
 PID=$!
 wait_log 120 "$LOG" 'notice: ready:' ||

@@ -63,7 +63,7 @@ EOF
 }
 start() {
 	: >"$LOG"
-	"$SCANNER" -f -c /dev/null --source fanotify --fanotify-mount "$M" \
+	"$SCANNER" -f -c /dev/null --store no --source fanotify --fanotify-mount "$M" \
 		--database "$W/db" --workers 2 --log-level debug "$@" >"$LOG" 2>&1 &
 	PID=$!
 	wait_log 60 "$LOG" 'notice: ready:'
@@ -71,7 +71,7 @@ start() {
 
 # A directory others may write: refused before anything starts.
 mkdir -m 0777 "$W/open"
-timeout 60 "$SCANNER" -f -c /dev/null --source fanotify --fanotify-mount "$M" \
+timeout 60 "$SCANNER" -f -c /dev/null --store no --source fanotify --fanotify-mount "$M" \
 	--database "$W/db" --control-socket "$W/open/s.sock" >"$W/open.log" 2>&1 &&
 	fail "the scanner started with its socket in a world-writable directory"
 grep -q "control_socket $W/open/s.sock: directory $W/open is owned by uid 0 with mode 0777; .*writable by nobody else" "$W/open.log" ||
@@ -211,7 +211,7 @@ ctl status > /dev/null || fail "status after nobody exited $?"
 pass "nobody cannot connect, and is refused by SO_PEERCRED"
 
 # a second scanner on the same socket refuses to start; the first serves on
-timeout 60 "$SCANNER" -f -c /dev/null --source fanotify --fanotify-mount "$M" \
+timeout 60 "$SCANNER" -f -c /dev/null --store no --source fanotify --fanotify-mount "$M" \
 	--database "$W/db" --control-socket "$SOCK" >"$W/second.log" 2>&1 &&
 	fail "a second scanner started on the same control socket"
 grep -q "control_socket $SOCK: another scanner is running and answers on it" "$W/second.log" ||

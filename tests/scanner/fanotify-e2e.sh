@@ -30,7 +30,7 @@ echo "clean until it is changed ................" > "$M/later.txt"
 echo "innocent DAZUKOFS-NEW-SIGNATURE-9d2e here" > "$M/newsig.txt"
 
 t0=$(now_ms)
-"$SCANNER" -f -c /dev/null --source fanotify --fanotify-mount "$M" \
+"$SCANNER" -f -c /dev/null --store no --source fanotify --fanotify-mount "$M" \
 	--database "$W/db" --workers 2 --log-level debug >"$LOG" 2>&1 &
 PID=$!
 wait_log 60 "$LOG" 'notice: ready:'

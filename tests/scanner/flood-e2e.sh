@@ -32,7 +32,7 @@ for i in range(n):
 PY
 
 # Too low a limit for 2 workers: refused, saying why.
-out=$(prlimit --nofile=300:300 "$SCANNER" -f -c /dev/null --source fanotify \
+out=$(prlimit --nofile=300:300 "$SCANNER" -f -c /dev/null --store no --source fanotify \
 	--fanotify-mount "$M" --database "$DB" --workers 2 2>&1) &&
 	fail "the scanner started with an open-file limit of 300"
 case $out in
@@ -41,7 +41,7 @@ case $out in
 esac
 pass "a limit too low for the workers is refused at start"
 
-prlimit --nofile=512:512 "$SCANNER" -f -c /dev/null --source fanotify \
+prlimit --nofile=512:512 "$SCANNER" -f -c /dev/null --store no --source fanotify \
 	--fanotify-mount "$M" --database "$DB" --workers 1 --log-level info \
 	>"$LOG" 2>&1 &
 PID=$!

@@ -52,7 +52,7 @@ trap 'rc=$?; cleanup; [ $rc = 0 ] || { echo "--- scanner log"; cat "$LOG"; }; ex
 gs() { cat "$GS/$1"; }
 
 start_scanner() {
-	"$SCANNER" -f -c /dev/null --group "$G" --workers "$WORKERS" \
+	"$SCANNER" -f -c /dev/null --store no --group "$G" --workers "$WORKERS" \
 		--database "$DB" --log-level debug --timeout-ms 0 \
 		--grace-ms "$GRACE" --events "open close_write" "$@" >>"$LOG" 2>&1 &
 	PID=$!

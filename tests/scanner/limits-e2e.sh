@@ -47,7 +47,7 @@ cd / || fail "cd /"
 start_scanner() {
 	_log=$1
 	shift
-	"$SCANNER" -f -c /dev/null --source fanotify --fanotify-mount "$M" \
+	"$SCANNER" -f -c /dev/null --store no --source fanotify --fanotify-mount "$M" \
 		--database "$DB" --workers 2 --log-level debug \
 		--max-file-size 4M --max-scan-size 1M "$@" >"$_log" 2>&1 &
 	PID=$!

@@ -102,7 +102,7 @@ wait_record() {
 case $MODE in
 file)
 	F=$W/log/clamscan.log
-	"$SCANNER" -f -c /dev/null --source fanotify --fanotify-mount "$M" \
+	"$SCANNER" -f -c /dev/null --store no --source fanotify --fanotify-mount "$M" \
 		--database "$W/db" --workers 2 --log-file "$F" --log-format json \
 		--log-clean yes >"$ERR" 2>&1 &
 	PID=$!
@@ -178,7 +178,7 @@ PY
 		mknod -m 0666 /dev/null c 1 3 && mknod -m 0666 /dev/zero c 1 5 &&
 		mknod -m 0666 /dev/random c 1 8 && mknod -m 0666 /dev/urandom c 1 9 &&
 		ln -s "$sock" /dev/log && exec "$@"' sh "$SOCK" \
-		"$SCANNER" -f -c /dev/null --source fanotify --fanotify-mount "$M" \
+		"$SCANNER" -f -c /dev/null --store no --source fanotify --fanotify-mount "$M" \
 		--database "$W/db" --workers 2 --log-target syslog --log-facility local3 \
 		--log-clean yes >"$ERR" 2>&1 &
 	PID=$!
@@ -230,7 +230,7 @@ PY
 		mount -t tmpfs -o mode=0755 journal-test /run &&
 		mkdir -p /run/systemd/journal && ln -s "$sock" /run/systemd/journal/socket &&
 		exec "$@"' sh "$SOCK" \
-		"$SCANNER" -f -c /dev/null --source fanotify --fanotify-mount "$M" \
+		"$SCANNER" -f -c /dev/null --store no --source fanotify --fanotify-mount "$M" \
 		--database "$W/db" --workers 2 --log-target journal --log-clean yes \
 		--max-file-size 1K --alert-exceeds-max no >"$ERR" 2>&1 &
 	PID=$!

@@ -42,7 +42,7 @@ mkdir -p "$W/out"
 echo "clean text" > "$M/clean.txt"
 make_eicar "$M/eicar.com"
 
-"$SCANNER" -f -c /dev/null --source fanotify --fanotify-mount "$M" \
+"$SCANNER" -f -c /dev/null --store no --source fanotify --fanotify-mount "$M" \
 	--database "$DB_SRC" --workers 2 --cache-size 0 \
 	--metrics-file "$PROM" --metrics-interval 1 >"$LOG" 2>&1 &
 PID=$!
@@ -116,7 +116,7 @@ check 0 || fail "counts missing after the stop"
 pass "clean stop: up 0, no temporary file"
 
 # a directory that is not there: a warning, once, and scanning goes on
-"$SCANNER" -f -c /dev/null --source fanotify --fanotify-mount "$M" \
+"$SCANNER" -f -c /dev/null --store no --source fanotify --fanotify-mount "$M" \
 	--database "$DB_SRC" --workers 1 \
 	--metrics-file "$W/gone/m.prom" --metrics-interval 1 >"$LOG" 2>&1 &
 PID=$!
