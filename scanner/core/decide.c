@@ -159,15 +159,15 @@ struct store_probe {
 };
 
 /*
- * The verdict store, asked before a scan.  Only a file that cannot
- * change unseen gets a key at all (the verdict cache's rules,
- * util/cacheable.h), and only if it is still the file st describes, with
- * no writer, once it is digested: the key is then of the bytes a scan
- * would read.  True if the store answered (d says what).
+ * The verdict store, asked before a scan, for a file that cannot change
+ * unseen (the verdict cache's rules, util/cacheable.h: the caller
+ * checked them before the digest).  It gets a key only if it is still
+ * the file st describes, with no writer, once it is digested: the key is
+ * then of the bytes a scan would read.  True if the store answered (d
+ * says what).
  */
 static bool store_ask(struct scanner *sc, int fd, const struct stat *st,
-		      const struct timespec *clock_before, struct event_path *path,
-		      struct store_probe *p, struct decision *d)
+		      struct event_path *path, struct store_probe *p, struct decision *d)
 {
 	const struct backend_ops *ops = sc->backend.ops;
 	struct store_verdict v;
@@ -179,8 +179,6 @@ static bool store_ask(struct scanner *sc, int fd, const struct stat *st,
 	if (!ops->fingerprint || ops->fingerprint(&sc->backend, p->ctx.signatures))
 		return false;
 	memcpy(p->ctx.settings, sc->store_settings, sizeof(p->ctx.settings));
-	if (!cacheable_before_scan(fd, st, clock_before))
-		return false;
 	rc = content_key(fd, st, &p->key, &hashed, &verity);
 	atomic_fetch_add(&verdict_store_counters(sc->store)->bytes_hashed, hashed);
 	if (rc || !cacheable_after_scan(fd, st))
@@ -208,15 +206,14 @@ static bool store_ask(struct scanner *sc, int fd, const struct stat *st,
  * scanned (a reload between the digest and the scan is no harm: the
  * answer names its own).
  */
-static void store_keep(struct scanner *sc, int fd, const struct stat *st,
-		       struct store_probe *p, const struct decision *d)
+static void store_keep(struct scanner *sc, bool unchanged, struct store_probe *p,
+		       const struct decision *d)
 {
 	struct store_verdict v = { .result = STORED_CLEAN };
 
-	if (!p->keyed || d->ans.unremembered || !d->ans.signatures_fingerprinted ||
+	if (!p->keyed || !unchanged || d->ans.unremembered ||
+	    !d->ans.signatures_fingerprinted ||
 	    (d->found != FOUND_CLEAN && d->found != FOUND_INFECTED))
-		return;
-	if (!cacheable_after_scan(fd, st))
 		return;
 	memcpy(p->ctx.signatures, d->ans.signatures, sizeof(p->ctx.signatures));
 	if (d->found == FOUND_INFECTED) {
@@ -235,9 +232,9 @@ static void decide(struct scanner *sc, int fd, struct event_path *path,
 {
 	const struct config *cfg = sc->cfg;
 	struct store_probe probe = { .keyed = false };
+	bool use_cache, stable = false, unchanged = false;
 	struct timespec clock_before;
 	struct cache_key key;
-	int cacheable = 0;
 	struct stat st;
 	uint64_t gen;
 
@@ -294,7 +291,8 @@ static void decide(struct scanner *sc, int fd, struct event_path *path,
 		snprintf(d->ans.sig, sizeof(d->ans.sig), "%s", SIG_MAX_FILE_SIZE);
 		return;
 	}
-	if (cfg->cache_size && !kernel_remembers(sc)) {
+	use_cache = cfg->cache_size && !kernel_remembers(sc);
+	if (use_cache) {
 		cache_key_from_stat(&key, &st);
 		if (cache_lookup(&sc->cache, &key)) {
 			if (cacheable_no_writer(fd)) {
@@ -305,27 +303,32 @@ static void decide(struct scanner *sc, int fd, struct event_path *path,
 				       "%s: cached, but open for writing: scanning",
 				       event_path_name(path));
 		}
-		cacheable = cacheable_before_scan(fd, &st, &clock_before);
 	}
+	/* once for the cache and the store alike: a lease taken and dropped */
+	if (use_cache || sc->store)
+		stable = cacheable_before_scan(fd, &st, &clock_before);
 
 	gen = cache_generation(&sc->cache);
-	if (sc->store && store_ask(sc, fd, &st, &clock_before, path, &probe, d)) {
+	if (stable && sc->store && store_ask(sc, fd, &st, path, &probe, d)) {
 		/* as a scan's clean answer, remembered and cached alike */
 		if (d->found != FOUND_STORED)
 			return;
+		/* store_ask() checked it after the digest, the last read */
+		unchanged = true;
 	} else {
 		scan(sc, fd, &st, path, d);
+		/* one check after the scan, for the store and the cache */
+		if (probe.keyed || (use_cache && stable && d->found == FOUND_CLEAN))
+			unchanged = cacheable_after_scan(fd, &st);
 		if (sc->store)
-			store_keep(sc, fd, &st, &probe, d);
+			store_keep(sc, unchanged, &probe, d);
 		if (d->found != FOUND_CLEAN)
 			return;
 	}
-	if (d->ans.unremembered) {
-		cacheable = 0;
+	if (d->ans.unremembered)
 		remember = NULL;
-	}
 	/* only a complete clean answer is remembered */
-	if (cacheable && cacheable_after_scan(fd, &st))
+	if (use_cache && stable && unchanged && !d->ans.unremembered)
 		cache_insert(&sc->cache, &key, gen);
 	/*
 	 * Not if new signatures came during the scan; the kernel checks

@@ -11,8 +11,6 @@
 #include "store/content_key.h"
 #include "util/hash.h"
 
-#define READ_CHUNK (256 * 1024)
-
 /* 1 and the key if fd has fs-verity, 0 if not, -1 on an error. */
 static int verity_key(int fd, struct store_key *key)
 {
@@ -30,44 +28,22 @@ static int verity_key(int fd, struct store_key *key)
 	return -1;
 }
 
-static int sha256_fd(int fd, off_t size, unsigned char out[STORE_DIGEST_LEN],
-		     uint64_t *hashed)
+/* SHA-256 of exactly the st_size bytes the caller's fstat saw. */
+static int sha256_of_file(int fd, off_t size, unsigned char out[STORE_DIGEST_LEN],
+			  uint64_t *hashed)
 {
-	unsigned char *buf = malloc(READ_CHUNK);
 	struct sha256_ctx *ctx = sha256_new();
-	off_t off = 0;
-	ssize_t n = 0;
 
-	if (!buf || !ctx)
-		goto fail_nomem;
-	/* one byte past st_size too: a longer file is not the one st saw */
-	while (off <= size) {
-		n = pread(fd, buf, READ_CHUNK, off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		if (sha256_update(ctx, buf, n))
-			goto fail_io;
-		off += n;
+	*hashed = 0;
+	if (!ctx) {
+		errno = ENOMEM;
+		return -1;
 	}
-	*hashed = off;
-	if (n < 0)
-		goto fail;
-	if (off != size)
-		goto fail_io;
-	free(buf);
+	if (sha256_update_fd(ctx, fd, (uint64_t)size, hashed)) {
+		sha256_free(ctx);
+		return -1;
+	}
 	return sha256_final(ctx, out);
-
-fail_nomem:
-	errno = ENOMEM;
-	goto fail;
-fail_io:
-	errno = EIO;
-fail:
-	free(buf);
-	sha256_free(ctx);
-	return -1;
 }
 
 int content_key(int fd, const struct stat *st, struct store_key *key, uint64_t *hashed,
@@ -81,7 +57,7 @@ int content_key(int fd, const struct stat *st, struct store_key *key, uint64_t *
 	*verity = rc == 1;
 	if (rc)
 		return rc < 0 ? -1 : 0;
-	if (sha256_fd(fd, st->st_size, digest, hashed))
+	if (sha256_of_file(fd, st->st_size, digest, hashed))
 		return -1;
 	store_key_sha256(key, digest);
 	return 0;

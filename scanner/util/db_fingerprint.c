@@ -156,12 +156,11 @@ static int signature_file(const struct dirent *d)
 }
 
 /* One file into c: name, size, bytes.  Not a regular file: none. */
-static int digest_file(struct sha256_ctx *c, int dfd, const char *name, unsigned char *buf,
-		       size_t bufsize, char *err, size_t errlen)
+static int digest_file(struct sha256_ctx *c, int dfd, const char *name, char *err,
+		       size_t errlen)
 {
-	uint64_t size, done = 0;
+	uint64_t size, done;
 	struct stat st;
-	ssize_t n = 0;
 	int fd;
 
 	fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY);
@@ -176,32 +175,26 @@ static int digest_file(struct sha256_ctx *c, int dfd, const char *name, unsigned
 		return 0;
 	}
 	size = st.st_size;
-	if (sha256_update(c, name, strlen(name) + 1) || sha256_update(c, &size, sizeof(size)))
-		goto failed;
-	while ((n = read(fd, buf, bufsize)) > 0) {
-		if (sha256_update(c, buf, n))
-			goto failed;
-		done += n;
-	}
-	close(fd);
-	if (n < 0 || done != size) {
-		snprintf(err, errlen, "%s: %s", name, n < 0 ? strerror(errno) : "changed while read");
+	if (sha256_update(c, name, strlen(name) + 1) || sha256_update(c, &size, sizeof(size))) {
+		close(fd);
+		snprintf(err, errlen, "SHA-256 failed");
 		return -1;
 	}
-	return 0;
-failed:
+	if (sha256_update_fd(c, fd, size, &done)) {
+		snprintf(err, errlen, "%s: %s", name,
+			 errno == EIO && done != size ? "changed while read" : strerror(errno));
+		close(fd);
+		return -1;
+	}
 	close(fd);
-	snprintf(err, errlen, "SHA-256 failed");
-	return -1;
+	return 0;
 }
 
 int db_content_digest(const char *dir, const char *salt, unsigned char out[SHA256_LEN],
 		      char *err, size_t errlen)
 {
-	const size_t bufsize = 256 * 1024;
 	struct dirent **names = NULL;
 	struct sha256_ctx *c = NULL;
-	unsigned char *buf = NULL;
 	int n, i, dfd, rc = -1;
 
 	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -215,9 +208,8 @@ int db_content_digest(const char *dir, const char *salt, unsigned char out[SHA25
 		close(dfd);
 		return -1;
 	}
-	buf = malloc(bufsize);
 	c = sha256_new();
-	if (!buf || !c) {
+	if (!c) {
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
@@ -226,7 +218,7 @@ int db_content_digest(const char *dir, const char *salt, unsigned char out[SHA25
 		goto out;
 	}
 	for (i = 0; i < n; i++)
-		if (digest_file(c, dfd, names[i]->d_name, buf, bufsize, err, errlen))
+		if (digest_file(c, dfd, names[i]->d_name, err, errlen))
 			goto out;
 	rc = sha256_final(c, out);
 	c = NULL;
@@ -237,7 +229,6 @@ out:
 	for (i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
-	free(buf);
 	close(dfd);
 	return rc;
 }

@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /* FNV-1a and SHA-256 (hash.h); SHA-256 is OpenSSL's EVP. */
+#include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
+
 #include <openssl/evp.h>
 
 #include "util/hash.h"
@@ -56,4 +60,40 @@ int sha256_buffer(const void *data, size_t len, unsigned char out[SHA256_LEN])
 		return -1;
 	}
 	return sha256_final(c, out);
+}
+
+int sha256_update_fd(struct sha256_ctx *c, int fd, uint64_t size, uint64_t *done)
+{
+	const size_t chunk = 256 * 1024;
+	unsigned char *buf = malloc(chunk);
+	uint64_t off = 0;
+	ssize_t n = 0;
+
+	*done = 0;
+	if (!buf) {
+		errno = ENOMEM;
+		return -1;
+	}
+	while (off <= size) {
+		n = pread(fd, buf, chunk, (off_t)off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		if (sha256_update(c, buf, n)) {
+			n = 0;
+			off = size + 1;
+			break;
+		}
+		off += n;
+	}
+	free(buf);
+	*done = off;
+	if (n < 0)
+		return -1;
+	if (off != size) {
+		errno = EIO;
+		return -1;
+	}
+	return 0;
 }
