@@ -10,7 +10,11 @@
 #   - the scanner restarted (the kernel's remembered verdicts flushed):
 #     the clean files (the verity one too) and EICAR are answered from the
 #     store, nothing scanned, EICAR denied with its FOUND line; the kernel
-#     remembers the clean verdicts: a re-open makes no event.
+#     remembers the clean verdicts: a re-open makes no event;
+#   - a write below the mount while a worker holds an open's event (the
+#     digest or the scan under way): that answer is neither stored nor
+#     remembered by the kernel (its change detection); once the file
+#     settles it is scanned, stored and remembered.
 # Every wait is on a log line or a counter, with a deadline.
 set -u
 SRC=${DAZUKOFS_SRC:?}
@@ -51,7 +55,7 @@ grep -q ' /sys/kernel/config configfs ' /proc/mounts ||
 # without it refuses to mount such a filesystem read-write)
 VERITY=no
 [ -e /sys/fs/ext4/features/verity ] && VERITY=yes
-truncate -s 32M "$W/ext4.img" || fail "truncate"
+truncate -s 128M "$W/ext4.img" || fail "truncate"
 if [ $VERITY = yes ]; then
 	# fs-verity on ext4 needs blocks of the page size; a small image gets 1K
 	mkfs.ext4 -q -F -b 4096 -O verity "$W/ext4.img" || fail "mkfs.ext4 -O verity"
@@ -67,13 +71,16 @@ cp "$SRC/tests/scanner/db/"* "$DB/"
 echo "clean text" >"$L/clean.txt"
 make_eicar "$L/eicar.com"
 yes "a clean file sealed with fs-verity" | head -c 64K >"$L/verity.txt"
+# big enough that a worker holds its event while the test writes to it
+yes "a big clean file" | head -c 32M >"$L/big.bin"
 if [ $VERITY = yes ]; then
 	fsverity enable "$L/verity.txt" || fail "fsverity enable"
 	fsverity measure "$L/verity.txt" || fail "fsverity measure"
 fi
 HASHED=$(( $(stat -c %s "$L/clean.txt") + $(stat -c %s "$L/eicar.com") ))
 [ $VERITY = yes ] || HASHED=$((HASHED + $(stat -c %s "$L/verity.txt")))
-wait_for 10 "the files' ctime 1 s old" ctime_settled "$L/clean.txt" "$L/eicar.com" "$L/verity.txt"
+wait_for 10 "the files' ctime 1 s old" ctime_settled "$L/clean.txt" "$L/eicar.com" "$L/verity.txt" \
+	"$L/big.bin"
 
 N=0
 start() {
@@ -126,6 +133,36 @@ ev=$(cat "$GS/events")
 expect_allowed "$M/clean.txt"
 expect_allowed "$M/verity.txt"
 [ "$(cat "$GS/events")" = "$ev" ] || fail "a re-open of a file the store found clean made an event"
-stop
 pass "restart: answered from the store (fs-verity: $VERITY), nothing scanned, clean verdicts remembered by the kernel"
+
+# A write below the mount while a worker holds big.bin's open (digesting
+# or scanning it): neither the store nor the kernel's change detection may
+# keep that answer.
+cat "$M/big.bin" >/dev/null &
+OPENER=$!
+wait_for 60 "a worker to hold big.bin's event" counter_ge "$GS/in_hand" 1
+printf 'X' | dd of="$L/big.bin" bs=1 seek=4096 conv=notrunc status=none ||
+	fail "write below the mount"
+counter_ge "$GS/in_hand" 1 && kill -0 "$OPENER" 2>/dev/null ||
+	fail "big.bin's event was answered before the write: the test proves nothing"
+wait "$OPENER" || fail "big.bin denied"
+hits=$(counter store_hits)
+scanned=$(counter scanned)
+wait_for 10 "big.bin's ctime 1 s old" ctime_settled "$L/big.bin"
+ev=$(cat "$GS/events")
+expect_allowed "$M/big.bin"
+[ "$(cat "$GS/events")" = $((ev + 1)) ] ||
+	fail "the kernel answered big.bin from the verdict given while it was written"
+expect_counter store_hits "$hits"
+expect_counter scanned $((scanned + 1))
+# the control: the answer on the settled file is remembered (and stored)
+ev=$(cat "$GS/events")
+expect_allowed "$M/big.bin"
+[ "$(cat "$GS/events")" = "$ev" ] || fail "big.bin's settled clean verdict was not remembered"
+stop
+printf 'store_path = %s\n' "$STORE" >"$W/store.conf"
+out=$("$SCANNER" store stats -c "$W/store.conf") || fail "store stats: $out"
+echo "$out" | grep -qx "entries: 4" ||
+	fail "not 4 entries (3 + big.bin settled; nothing from the racing write): $out"
+pass "a write below the mount during the scan: nothing stored, nothing remembered; rescanned once settled"
 echo "guest-store: all passed"
