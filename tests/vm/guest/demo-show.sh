@@ -66,6 +66,21 @@ fi
 cat "$OUT/demo-upload.err"
 grep -q "Operation not permitted" "$OUT/demo-upload.err" || fail "upload not refused with EPERM"
 
+show "the verdict store: restarted, the scanner answers a file it found clean from its store, unscanned"
+run systemctl restart dazuko-clamscan || fail "systemctl restart dazuko-clamscan"
+# the mount requires the scanner: systemd unmounts it for the restart
+# and mounts it again once the scanner is up
+remounted() { [ "$(findmnt -n -o FSTYPE /srv/data)" = dazukofs ]; }
+wait_for 30 "systemd to mount /srv/data again" remounted
+run findmnt /srv/data
+run cat /srv/data/report.txt || fail "the clean file did not open after the restart"
+store_hit() { dazuko-clamscan status | grep -q ' store_hits=1 '; }
+wait_for 10 "a store hit in dazuko-clamscan status" store_hit
+printf '$ %s\n' "dazuko-clamscan status | tr ' ' '\\n' | grep -E '^(scanned|store_hits)='"
+dazuko-clamscan status | tr ' ' '\n' | grep -E '^(scanned|store_hits)='
+dazuko-clamscan status | grep -q ' scanned=0 ' || fail "the restarted scanner scanned report.txt again"
+run dazuko-clamscan store stats || fail "dazuko-clamscan store stats"
+
 show "what the kernel sees"
 run dazukofsctl status || fail "dazukofsctl status"
 run dazukofsctl stats || fail "dazukofsctl stats"

@@ -7,8 +7,9 @@
 # itself in /etc/fstab that requires the scanner), then boots systemd into
 # dazukofs-demo.target, whose service runs tests/vm/guest/demo-show.sh:
 # one command at a time, the scanner started, a clean file opening, an
-# infected (EICAR) file refused, the journal's detection line, dazukofsctl
-# status and stats. The demo's signatures are the test database (EICAR and
+# infected (EICAR) file refused, the journal's detection line,
+# scan-after-write, the verdict store answering a restarted scanner,
+# dazukofsctl status and stats. The demo's signatures are the test database (EICAR and
 # the test marker), so that the engine loads in a second.
 set -euo pipefail
 : "${DAZUKOFS_SRC:?}" "${DAZUKOFS_BUILD:?}" "${DAZUKOFS_KO:?}" "${DAZUKOFS_OUT:?}"
@@ -33,7 +34,13 @@ log_level = info
 events = open close_write
 EOF
 
-mkdir -p /srv/data
+# the data on a filesystem of its own, as on a server: a tmpfs here (the
+# guest's root is an overlay, whose files the verdict store never keys).
+# At /srv, not /srv/data: systemd names both mounts of one path
+# srv-data.mount, and stopping it would unmount both.
+mkdir -p /srv
+mount -t tmpfs -o size=16m,mode=0755 demo-srv /srv
+mkdir /srv/data
 echo "quarterly report: nothing to see here" >/srv/data/report.txt
 make_eicar /srv/data/invoice.pdf.exe
 
