@@ -45,7 +45,12 @@
 #                       dazukofs): files/s with its engine load (clamscan of
 #                       an empty directory, measured just before, workload
 #                       "engine") subtracted; clamscan+load: without
-#   (clamscan and dazuko-clamscan-wN interleave per repeat, a fresh
+#   dazuko-clamscan-store, -stored
+#                       the verdict store (1 worker, caches off, a new
+#                       store each repeat): a first pass that scans and
+#                       stores every file, then a restarted scanner's pass
+#                       answered from the store
+#   (clamscan, the store and dazuko-clamscan-wN interleave per repeat, a fresh
 #   scanner each time, warm-up passes in repeat 1; so do the three reopen
 #   configurations)
 #   reopen              open+close of the already scanned corpus (loops of
@@ -312,10 +317,11 @@ say "filesystem workloads done in $(( $(date +%s) - start )) s"
 SLOG=$W/scanner.log
 now_s() { local t; t=$(date +%s%N); echo "${t:0:-9}.${t: -9}"; }
 
-start_scanner() { # WORKERS CACHE_SIZE CLAMAV_CACHE: dazuko-clamscan on group $GROUP, ready
+start_scanner() { # WORKERS CACHE_SIZE CLAMAV_CACHE [STORE_PATH]: dazuko-clamscan on group $GROUP, ready
 	: >"$SLOG"
 	"$SCANNER" -f -c /dev/null --group "$GROUP" --workers "$1" --cache-size "$2" \
 		--clamav-cache "$3" \
+		$([[ -n ${4:-} ]] && echo "--store yes --store-path $4" || echo "--store no") \
 		--database "$W/db" --log-level notice --timeout-ms 0 >>"$SLOG" 2>&1 &
 	HELPER=$!
 	local i
@@ -430,19 +436,53 @@ scanner_run() { # WORKERS REP: a fresh scanner, one timed pass (repeat 1: an unt
 	stop_scanner "$cfg"
 }
 
+# The verdict store across a restart: dazuko-clamscan-store is a first pass
+# with an empty store (every file scanned and stored), dazuko-clamscan-stored
+# the pass of a scanner restarted over the same files (every file answered
+# from the store: digested, not scanned).  1 worker, verdict cache and
+# libclamav's cache off, as dazuko-clamscan-w1.  A new store each repeat.
+store_run() { # REP
+	local st
+	M=/mnt/bench-dz
+	mkdir -p "$M"
+	rm -rf "$W/store"
+	mount -t dazukofs "$L/data" "$M" || fail "mount -t dazukofs"
+	start_scanner 1 0 no "$W/store"
+	"$BIN/fsbench" suite "$M" -w scan -r 1 -R "$1" -c "dz:$GSYS" -p "$HELPER" \
+		-j "$SCANJ" -o "$RAW" -l "scanner,dazuko-clamscan-store" ||
+		fail "scanner/dazuko-clamscan-store: fsbench suite"
+	check_stats dazuko-clamscan-store "$cfiles" 0 0
+	stop_scanner dazuko-clamscan-store
+	mount -t dazukofs "$L/data" "$M" || fail "mount -t dazukofs"
+	start_scanner 1 0 no "$W/store"
+	"$BIN/fsbench" suite "$M" -w scan -r 1 -R "$1" -c "dz:$GSYS" -p "$HELPER" \
+		-j "$SCANJ" -o "$RAW" -l "scanner,dazuko-clamscan-stored" ||
+		fail "scanner/dazuko-clamscan-stored: fsbench suite"
+	check_stats dazuko-clamscan-stored 0 0 0
+	st=$(scan_stats)
+	[[ $(stat_of store_hits "$st") == "$cfiles" ]] ||
+		fail "dazuko-clamscan-stored: store_hits should be $cfiles: $st"
+	eicar_denied dazuko-clamscan-stored
+	stop_scanner dazuko-clamscan-stored
+}
+
 # clamscan and dazuko-clamscan-wN interleaved, the order rotated each
 # repeat; in repeat 1 each dazuko-clamscan gets an untimed pass first,
 # clamscan an untimed run (TCG translates code when it first runs it, and
 # keeps the translation for the same guest pages: later repeats find it)
 t=$(date +%s)
 clamscan --no-summary -d "$W/db" -r "$L/data" >/dev/null 2>&1 || fail "clamscan warm-up run"
-scfgs=(clamscan)
+scfgs=(clamscan store)
 for nw in $SCANWORKERS; do scfgs+=("w$nw"); done
 for ((r = 1; r <= REPEATS; r++)); do
 	for ((i = 0; i < ${#scfgs[@]}; i++)); do
 		c=${scfgs[$(( (i + r - 1) % ${#scfgs[@]} ))]}
 		t1=$(date +%s)
-		if [[ $c == clamscan ]]; then clamscan_run "$r"; else scanner_run "${c#w}" "$r"; fi
+		case $c in
+		clamscan) clamscan_run "$r" ;;
+		store) store_run "$r" ;;
+		*) scanner_run "${c#w}" "$r" ;;
+		esac
 		say "scanner/$c #$r done in $(( $(date +%s) - t1 )) s"
 	done
 done
