@@ -38,6 +38,7 @@ check: build
 	exit $$rc
 
 demo: build
+	./tests/vm/stage-install $(BUILD)
 	./tests/vm/run-vm --kernel 6.12 --build $(BUILD) --script tests/vm/guest/demo.sh --name demo
 
 install: build

@@ -10,6 +10,16 @@
 # their own directories and use the GNUInstallDirs variables included here.
 include(GNUInstallDirs)
 
+# The installed programs find libdazukofs without ldconfig where its
+# directory is not one the loader searches anyway (/usr/local/lib, the
+# default prefix's): a RUNPATH to it.  None for a system directory (the
+# Debian packages' /usr/lib/x86_64-linux-gnu): it would serve nothing, and
+# lintian refuses it.
+list(FIND CMAKE_C_IMPLICIT_LINK_DIRECTORIES "${CMAKE_INSTALL_FULL_LIBDIR}" _dz_system_libdir)
+if(_dz_system_libdir EQUAL -1)
+  set(CMAKE_INSTALL_RPATH "${CMAKE_INSTALL_FULL_LIBDIR}")
+endif()
+
 # DKMS looks for sources in /usr/src only (its source_tree), so this does not
 # follow CMAKE_INSTALL_PREFIX: with the default prefix /usr/local it is still
 # /usr/src. DESTDIR is prepended as for every other path.

@@ -15,11 +15,18 @@
 # ONLY debug with DEBUG: on the debug kernel alone.
 # APPEND: more kernel command line for the guest (run-vm --append).
 # DISK: a blank virtio disk for the guest (run-vm --disk).
+# STAGED: the guest installs the build (sd_install): the tests need the
+# fixture install-stage (tests/vm/stage-install, BUILD/stage).
 # A test's COST is its time limit, so that a clean build's `ctest -j2`, with
 # no timings of an earlier run, starts the longest (the debug ones) first.
 set(DAZUKOFS_DEBUG_SLOWDOWN 4)
+# The staged install the STAGED guests copy in, made once on the host.
+add_test(NAME install-stage
+  COMMAND ${CMAKE_SOURCE_DIR}/tests/vm/stage-install ${CMAKE_BINARY_DIR})
+set_tests_properties(install-stage PROPERTIES FIXTURES_SETUP install-stage
+  LABELS vm TIMEOUT 120)
 function(dazukofs_add_vm_test name script)
-  cmake_parse_arguments(PARSE_ARGV 2 VT "DEBUG" "TIMEOUT;ONLY;APPEND;DISK" "")
+  cmake_parse_arguments(PARSE_ARGV 2 VT "DEBUG;STAGED" "TIMEOUT;ONLY;APPEND;DISK" "")
   if(NOT VT_TIMEOUT)
     set(VT_TIMEOUT 600)
   endif()
@@ -42,6 +49,9 @@ function(dazukofs_add_vm_test name script)
     set_tests_properties(vm-${name}-debug PROPERTIES
       TIMEOUT ${_dbg_ctest_timeout} PROCESSORS 1 LABELS "vm;debug"
       COST ${_dbg_timeout})
+    if(VT_STAGED)
+      set_tests_properties(vm-${name}-debug PROPERTIES FIXTURES_REQUIRED install-stage)
+    endif()
   endif()
   math(EXPR _ctest_timeout "${VT_TIMEOUT} + 120")
   set(_done)
@@ -65,5 +75,8 @@ function(dazukofs_add_vm_test name script)
               --timeout ${VT_TIMEOUT} --quiet ${_append})
     set_tests_properties(vm-${name}-${s} PROPERTIES
       TIMEOUT ${_ctest_timeout} PROCESSORS 1 LABELS vm COST ${VT_TIMEOUT})
+    if(VT_STAGED)
+      set_tests_properties(vm-${name}-${s} PROPERTIES FIXTURES_REQUIRED install-stage)
+    endif()
   endforeach()
 endfunction()

@@ -5,7 +5,8 @@
 # as PID 1.  Two phases:
 #
 # 1. This script, run by tests/vm/stage2 like any guest script, prepares the
-#    overlay root the way an admin would: `cmake --install` of the build (to
+#    overlay root the way an admin would: `cmake --install` of the build
+#    (staged on the host by tests/vm/stage-install, copied in; to
 #    the prefix it was configured with: /usr/local by default), the test
 #    signatures in the configured database directory, the scanner's
 #    clamscan.conf, the module loaded; it masks what is slow or
@@ -34,7 +35,7 @@ step "kernel $(uname -r), systemd $(/lib/systemd/systemd --version | sed -n '1s/
 
 . "$SRC/tests/scanner/systemd-guest.sh"
 
-step "cmake --install $BUILD"
+step "the build installed (cmake --install, staged in $BUILD/stage)"
 sd_install
 step "installed: $SD_SCANNER, $SD_UNIT, $SD_CONF"
 DZ_TAG=guest-systemd

@@ -17,7 +17,7 @@ set -euo pipefail
 . "$DAZUKOFS_SRC/tests/scanner/systemd-guest.sh"
 say() { echo "demo: $*"; }
 
-say "installing the build (cmake --install), as make install would"
+say "installing the build (cmake --install, staged on the host), as make install would"
 sd_install
 DZ_TAG=demo
 sd_index_module
