@@ -204,14 +204,15 @@ static bool store_ask(struct scanner *sc, int fd, const struct stat *st,
  * A scan's complete verdict into the store: of the key's bytes if the
  * file did not change since it was digested, with the signatures that
  * scanned (a reload between the digest and the scan is no harm: the
- * answer names its own).
+ * answer names its own).  Not with prevention = no: a trial run in report
+ * mode leaves nothing behind that outlives it.
  */
 static void store_keep(struct scanner *sc, bool unchanged, struct store_probe *p,
 		       const struct decision *d)
 {
 	struct store_verdict v = { .result = STORED_CLEAN };
 
-	if (!p->keyed || !unchanged || d->ans.unremembered ||
+	if (!p->keyed || !unchanged || !sc->cfg->prevention || d->ans.unremembered ||
 	    !d->ans.signatures_fingerprinted ||
 	    (d->found != FOUND_CLEAN && d->found != FOUND_INFECTED))
 		return;

@@ -1037,6 +1037,37 @@ static void test_store_race(void **state)
 	f->sc.store = NULL;
 }
 
+/*
+ * prevention = no (report only) stores nothing, clean or infected; the
+ * same clean file with prevention on is stored (so the test can fail).
+ */
+static void test_store_report_only(void **state)
+{
+	struct fixture *f = *state;
+	char dir[600], msg[512], clean[PATH_MAX], eicar[PATH_MAX];
+
+	snprintf(dir, sizeof(dir), "%s/store-report", tmpdir);
+	assert_int_equal(settings_fingerprint(&f->cfg, f->sc.store_settings), 0);
+	if (verdict_store_open(&f->sc.store, dir, 4u << 20, msg, sizeof(msg)))
+		fail_msg("verdict_store_open: %s", msg);
+	snprintf(clean, sizeof(clean), "%s", settle(make_file("report-clean", "clean\n")));
+	snprintf(eicar, sizeof(eicar), "%s", settle(make_file("report-eicar", EICAR)));
+	f->cfg.prevention = 0;
+	assert_int_equal(decide(f, clean), VERDICT_ALLOW);
+	assert_int_equal(decide(f, eicar), VERDICT_ALLOW);
+	assert_int_equal(verdict_store_flush(f->sc.store, msg, sizeof(msg)), 0);
+	assert_int_equal(verdict_store_entries(f->sc.store), 0);
+	assert_int_equal(atomic_load(&f->sc.stats.reported), 1);
+
+	f->cfg.prevention = 1;
+	cache_clear(&f->sc.cache);
+	assert_int_equal(decide(f, clean), VERDICT_ALLOW);
+	assert_int_equal(verdict_store_flush(f->sc.store, msg, sizeof(msg)), 0);
+	assert_int_equal(verdict_store_entries(f->sc.store), 1);
+	verdict_store_close(f->sc.store);
+	f->sc.store = NULL;
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -1067,6 +1098,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_scanning_peak),
 		cmocka_unit_test(test_workers_stuck),
 		cmocka_unit_test_setup_teardown(test_store_race, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_store_report_only, setup, teardown),
 	};
 	char err[256];
 	int rc;
