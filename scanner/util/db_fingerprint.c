@@ -161,7 +161,7 @@ static int digest_file(struct sha256_ctx *c, int dfd, const char *name, char *er
 {
 	uint64_t size, done;
 	struct stat st;
-	int fd;
+	int fd, rc;
 
 	fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0 || fstat(fd, &st)) {
@@ -180,9 +180,11 @@ static int digest_file(struct sha256_ctx *c, int dfd, const char *name, char *er
 		snprintf(err, errlen, "SHA-256 failed");
 		return -1;
 	}
-	if (sha256_update_fd(c, fd, size, &done)) {
+	rc = sha256_update_fd(c, fd, size, &done);
+	if (rc) {
 		snprintf(err, errlen, "%s: %s", name,
-			 errno == EIO && done != size ? "changed while read" : strerror(errno));
+			 rc == SHA256_FD_CHANGED ? "changed while read" :
+			 rc == SHA256_FD_FAILED ? "SHA-256 failed" : strerror(errno));
 		close(fd);
 		return -1;
 	}

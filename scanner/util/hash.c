@@ -81,19 +81,20 @@ int sha256_update_fd(struct sha256_ctx *c, int fd, uint64_t size, uint64_t *done
 		if (n <= 0)
 			break;
 		if (sha256_update(c, buf, n)) {
-			n = 0;
-			off = size + 1;
-			break;
+			free(buf);
+			*done = off;
+			return SHA256_FD_FAILED;
 		}
 		off += n;
 	}
-	free(buf);
 	*done = off;
-	if (n < 0)
-		return -1;
-	if (off != size) {
-		errno = EIO;
+	if (n < 0) {
+		int err = errno;
+
+		free(buf);
+		errno = err;
 		return -1;
 	}
-	return 0;
+	free(buf);
+	return off == size ? 0 : SHA256_FD_CHANGED;
 }

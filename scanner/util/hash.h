@@ -26,10 +26,13 @@ int sha256_buffer(const void *data, size_t len, unsigned char out[SHA256_LEN]);
 
 /*
  * The first size bytes of fd, from offset 0, into c; *done says how many
- * were read.  0 only if the file held exactly size bytes: one byte more
- * is read to tell a longer file from the one its caller's fstat saw.
- * -1 with errno (EIO: another size, or SHA-256 failed).
+ * were read.  One byte more is read to tell a longer file from the one
+ * its caller's fstat saw.  0: exactly size bytes; SHA256_FD_CHANGED: the
+ * file held another number; SHA256_FD_FAILED: SHA-256 failed; -1: a read
+ * or an allocation failed (errno).
  */
+#define SHA256_FD_CHANGED 1
+#define SHA256_FD_FAILED (-2)
 int sha256_update_fd(struct sha256_ctx *c, int fd, uint64_t size, uint64_t *done);
 
 #endif
