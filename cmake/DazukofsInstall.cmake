@@ -16,7 +16,7 @@ include(GNUInstallDirs)
 # Debian packages' /usr/lib/x86_64-linux-gnu): it would serve nothing, and
 # lintian refuses it.
 list(FIND CMAKE_C_IMPLICIT_LINK_DIRECTORIES "${CMAKE_INSTALL_FULL_LIBDIR}" _dz_system_libdir)
-if(_dz_system_libdir EQUAL -1)
+if(_dz_system_libdir EQUAL -1 AND NOT CMAKE_INSTALL_RPATH)
   set(CMAKE_INSTALL_RPATH "${CMAKE_INSTALL_FULL_LIBDIR}")
 endif()
 

@@ -28,7 +28,7 @@ wait_for() {
 # (util/cacheable.h): never cached, remembered, digested or stored.
 ctime_settled() {
 	for _f; do
-		[ $(( $(date +%s%N) - $(stat -c %Z "$_f")000000000 )) -gt 1000000000 ] || return 1
+		[ $(( $(date +%s%N) - $(stat -c %.9Z "$_f" | tr -d .) )) -gt 1000000000 ] || return 1
 	done
 }
 

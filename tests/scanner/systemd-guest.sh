@@ -20,8 +20,10 @@ sd_install() {
 	[[ -x $stage$SD_PREFIX/sbin/dazuko-clamscan ]] ||
 		fail "no staged install in $stage: run tests/vm/stage-install $DAZUKOFS_BUILD"
 	# (the staged files keep the build's mtimes; the manifest is the stage's time)
-	[[ ! $DAZUKOFS_BUILD/scanner/dazuko-clamscan -nt $DAZUKOFS_BUILD/stage-manifest.txt ]] ||
-		fail "the staged install in $stage is older than the build: run tests/vm/stage-install $DAZUKOFS_BUILD"
+	for f in scanner/dazuko-clamscan admin/dazukofsctl lib/libdazukofs.so.1; do
+		[[ ! $DAZUKOFS_BUILD/$f -nt $DAZUKOFS_BUILD/stage-manifest.txt ]] ||
+			fail "the staged install in $stage is older than $f: run tests/vm/stage-install $DAZUKOFS_BUILD"
+	done
 	cp -dR --preserve=mode,timestamps "$stage/." / >"$DAZUKOFS_OUT/install.log" 2>&1 ||
 		{ tail -20 "$DAZUKOFS_OUT/install.log"; fail "installing the staged build"; }
 	# no ldconfig (46 s on the KASAN kernel): the programs find the
