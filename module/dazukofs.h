@@ -226,6 +226,8 @@ struct dazukofs_uid_load {
 
 /* Bits of a group's uid_loads hash: 16 buckets. */
 #define DAZUKOFS_UID_LOAD_BITS	4
+/* The buckets of a group's index of held events by id: 2^8 = 256. */
+#define DAZUKOFS_HELD_BITS	8
 
 /**
  * struct dazukofs_group - a pool of workers that must answer every event
@@ -235,12 +237,14 @@ struct dazukofs_uid_load {
  * @id: the group's number, N of /dev/dazukofs.N; reused after removal
  * @instance: unique among the groups of this module's lifetime; constant
  * @name: the configfs name
- * @lock: protects @queue, @in_hand, @dead, @armed, @track, @workers,
+ * @lock: protects @queue, @in_hand, @held, @dead, @armed, @track, @workers,
  *	   @grace, @grace_end and the state, holder and open_tries of each
  *	   queued or held
  *	   &struct dazukofs_gevent
  * @queue: events no worker has taken yet, oldest first
  * @in_hand: events read by a worker and not answered
+ * @held: the same events by event id, for the answer: O(1) with a batch
+ *	  of many events held by several workers
  * @dead: the group was removed: no new events, readers fail with ENODEV
  * @armed: the group takes part in events: a worker has opened its device
  *	   once, or "1" was written to its armed attribute.  Until then
@@ -300,6 +304,7 @@ struct dazukofs_group {
 	spinlock_t lock;	/* see above */
 	struct list_head queue;
 	struct list_head in_hand;
+	DECLARE_HASHTABLE(held, DAZUKOFS_HELD_BITS);
 	bool dead;
 	bool armed;
 	bool track;
@@ -386,6 +391,7 @@ struct dazukofs_reader {
 /**
  * struct dazukofs_gevent - an event's place in one group
  * @node: in the group's queue or in_hand list, under the group's lock
+ * @held_node: in the group's @held index while in hand (group's lock)
  * @state: where it is, under the group's lock
  * @holder: the worker that read it, while in hand (group's lock)
  * @group: the group; the event holds a reference on it
@@ -400,6 +406,7 @@ struct dazukofs_reader {
  */
 struct dazukofs_gevent {
 	struct list_head node;
+	struct hlist_node held_node;
 	enum dazukofs_gevent_state state;
 	struct dazukofs_reader *holder;
 	struct dazukofs_group *group;
@@ -417,6 +424,21 @@ struct dazukofs_gevent {
  * for a worker before the group's open_error_action settles it anyway.
  */
 #define DAZUKOFS_OPEN_TRIES	5
+
+/**
+ * dazukofs_unhold() - a gevent leaves the in-hand state: out of @held too
+ * @ge: the gevent, whatever its state; the caller changes the state and
+ *	moves or removes @ge->node after this
+ *
+ * Every change of state away from DAZUKOFS_GE_IN_HAND goes through here,
+ * so that dazukofs_answer_event() finds only held events.
+ */
+static inline void dazukofs_unhold(struct dazukofs_gevent *ge)
+{
+	lockdep_assert_held(&ge->group->lock);
+	if (ge->state == DAZUKOFS_GE_IN_HAND)
+		hash_del(&ge->held_node);
+}
 
 /* Groups an event has room for without an allocation of its own. */
 #define DAZUKOFS_EVENT_INLINE	2

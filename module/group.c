@@ -92,6 +92,7 @@ struct dazukofs_group *dazukofs_group_create(const char *name,
 	spin_lock_init(&group->lock);
 	INIT_LIST_HEAD(&group->queue);
 	INIT_LIST_HEAD(&group->in_hand);
+	hash_init(group->held);
 	hash_init(group->uid_loads);
 	INIT_LIST_HEAD(&group->node);
 	init_waitqueue_head(&group->wq);

@@ -52,6 +52,7 @@ static void dazukofs_expire(struct dazukofs_event *event)
 		spin_lock(&group->lock);
 		was = ge->state;
 		if (was != DAZUKOFS_GE_DONE) {
+			dazukofs_unhold(ge);
 			list_del(&ge->node);
 			ge->state = DAZUKOFS_GE_DONE;
 			ge->holder = NULL;

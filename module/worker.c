@@ -71,6 +71,7 @@ struct dazukofs_gevent *dazukofs_take_event(struct dazukofs_reader *reader,
 	}
 	ge = list_first_entry(&group->queue, struct dazukofs_gevent, node);
 	list_move_tail(&ge->node, &group->in_hand);
+	hash_add(group->held, &ge->held_node, ge->event->id);
 	ge->state = DAZUKOFS_GE_IN_HAND;
 	ge->holder = reader;
 	/* A view taken by an earlier holder says nothing of this one's fd. */
@@ -107,6 +108,7 @@ void dazukofs_return_event(struct dazukofs_gevent *ge)
 
 	spin_lock(&group->lock);
 	if (ge->state == DAZUKOFS_GE_IN_HAND) {
+		dazukofs_unhold(ge);
 		list_move(&ge->node, &group->queue);
 		ge->state = DAZUKOFS_GE_QUEUED;
 		ge->holder = NULL;
@@ -175,6 +177,7 @@ enum dazukofs_open_outcome dazukofs_open_failed(struct dazukofs_gevent *ge,
 	spin_lock(&group->lock);
 	was = ge->state;
 	if (was == DAZUKOFS_GE_IN_HAND) {
+		dazukofs_unhold(ge);
 		ge->holder = NULL;
 		if (transient && ++ge->open_tries < DAZUKOFS_OPEN_TRIES) {
 			list_move_tail(&ge->node, &group->queue);
@@ -269,9 +272,10 @@ int dazukofs_answer_event(struct dazukofs_group *group, unsigned long id,
 		spin_unlock(&group->lock);
 		return -ENODEV;
 	}
-	list_for_each_entry(ge, &group->in_hand, node) {
+	hash_for_each_possible(group->held, ge, held_node, id) {
 		if (ge->event->id == id) {
 			found = ge;
+			dazukofs_unhold(ge);
 			list_del(&ge->node);
 			ge->state = DAZUKOFS_GE_DONE;
 			ge->holder = NULL;
@@ -322,6 +326,7 @@ void dazukofs_drain_group(struct dazukofs_group *group)
 		waiting++;
 	}
 	list_for_each_entry(ge, &group->in_hand, node) {
+		dazukofs_unhold(ge);
 		ge->state = DAZUKOFS_GE_DONE;
 		in_hand++;
 	}
@@ -493,6 +498,7 @@ void dazukofs_worker_remove(struct dazukofs_reader *reader)
 		ge->holder = NULL;
 		if (!group->track)
 			continue;
+		dazukofs_unhold(ge);
 		list_move(&ge->node, &group->queue);
 		ge->state = DAZUKOFS_GE_QUEUED;
 		returned++;
@@ -542,6 +548,7 @@ static int dazukofs_requeue_orphans_locked(struct dazukofs_group *group)
 	list_for_each_entry_safe_reverse(ge, next, &group->in_hand, node) {
 		if (ge->holder)
 			continue;
+		dazukofs_unhold(ge);
 		list_move(&ge->node, &group->queue);
 		ge->state = DAZUKOFS_GE_QUEUED;
 		n++;
