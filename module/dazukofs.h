@@ -243,8 +243,6 @@ struct dazukofs_uid_load {
  *	   &struct dazukofs_gevent
  * @queue: events no worker has taken yet, oldest first
  * @in_hand: events read by a worker and not answered
- * @held: the same events by event id, for the answer: O(1) with a batch
- *	  of many events held by several workers
  * @dead: the group was removed: no new events, readers fail with ENODEV
  * @armed: the group takes part in events: a worker has opened its device
  *	   once, or "1" was written to its armed attribute.  Until then
@@ -294,6 +292,9 @@ struct dazukofs_uid_load {
  * @excluded: the cgroups whose processes make no event for the group, or
  *	      NULL for none (RCU; written under cgroup.c's mutex)
  * @node: entry in the RCU list of groups, dazukofs_groups (see group.c)
+ * @held: the @in_hand events by event id, for the answer: O(1) with a
+ *	  batch of many events held by several workers.  Last: its 2 KiB
+ *	  would part @lock from the fields an event's post reads with it
  */
 struct dazukofs_group {
 	struct config_item item;
@@ -304,7 +305,6 @@ struct dazukofs_group {
 	spinlock_t lock;	/* see above */
 	struct list_head queue;
 	struct list_head in_hand;
-	DECLARE_HASHTABLE(held, DAZUKOFS_HELD_BITS);
 	bool dead;
 	bool armed;
 	bool track;
@@ -330,6 +330,7 @@ struct dazukofs_group {
 	unsigned int busy_poll_us;
 	struct dazukofs_cgroup_set __rcu *excluded;
 	struct list_head node;
+	DECLARE_HASHTABLE(held, DAZUKOFS_HELD_BITS);
 };
 
 /*
