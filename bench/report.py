@@ -78,6 +78,13 @@ def fmt(v):
     return f"{v:.2f}"
 
 
+def median_ratio(num, den):
+    """The median over the repeats of num[rep] / den[rep] (dicts by
+    repeat), only repeats both have: ratios within the same repeat."""
+    rs = [num[k] / den[k] for k in num if den.get(k)]
+    return statistics.median(rs) if rs else None
+
+
 def summarise(rows):
     groups = {}
     order = []
@@ -143,11 +150,11 @@ def summarise_scanner(rows, meta):
     for r in rows:
         if r["workload"] == "scan":
             byrep.setdefault(r["config"], {})[r["rep"]] = float(r["value"])
-    first, again = byrep.get("dazuko-clamscan-store", {}), byrep.get("dazuko-clamscan-stored", {})
-    rs = [again[k] / first[k] for k in again if first.get(k)]
+    ratio = median_ratio(byrep.get("dazuko-clamscan-stored", {}),
+                         byrep.get("dazuko-clamscan-store", {}))
     for s in out:
-        if s["config"] == "dazuko-clamscan-stored" and rs:
-            s["ratio_first"] = statistics.median(rs)
+        if s["config"] == "dazuko-clamscan-stored" and ratio is not None:
+            s["ratio_first"] = ratio
     return out
 
 
@@ -490,16 +497,13 @@ def native_summary(rows):
         s = {"config": c, "workload": w, "runs": len(v), "median": statistics.median(v),
              "min": min(v), "max": max(v), "ratio_clamscan": None, "ratio_clamonacc": None}
         for name, base in [] if c == "none" else (("ratio_clamscan", NATIVE_SCAN_BASE), ("ratio_clamonacc", NATIVE_ACC_BASE)):
-            b = vals.get((base, w), {})
-            rs = [byrep[k] / b[k] for k in byrep if b.get(k)]
-            s[name] = statistics.median(rs) if rs else None
+            s[name] = median_ratio(byrep, vals.get((base, w), {}))
         out[(c, w)] = s
     # the verdict store: a restarted scanner's pass over its first pass's
     # files, per repeat
-    first, again = vals.get(("dazuko-store", "cold"), {}), vals.get(("dazuko-store", "restart"), {})
-    rs = [again[k] / first[k] for k in again if first.get(k)]
     if ("dazuko-store", "restart") in out:
-        out[("dazuko-store", "restart")]["ratio_first"] = statistics.median(rs) if rs else None
+        out[("dazuko-store", "restart")]["ratio_first"] = median_ratio(
+            vals[("dazuko-store", "restart")], vals.get(("dazuko-store", "cold"), {}))
     return out
 
 
