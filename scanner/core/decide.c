@@ -233,7 +233,7 @@ static void decide(struct scanner *sc, int fd, struct event_path *path,
 {
 	const struct config *cfg = sc->cfg;
 	struct store_probe probe = { .keyed = false };
-	bool use_cache, stable = false, unchanged = false;
+	bool use_cache, stable = false, cacheable, unchanged = false;
 	struct timespec clock_before;
 	struct cache_key key;
 	struct stat st;
@@ -308,6 +308,7 @@ static void decide(struct scanner *sc, int fd, struct event_path *path,
 	/* once for the cache and the store alike: a lease taken and dropped */
 	if (use_cache || sc->store)
 		stable = cacheable_before_scan(fd, &st, &clock_before);
+	cacheable = use_cache && stable;
 
 	gen = cache_generation(&sc->cache);
 	if (stable && sc->store && store_ask(sc, fd, &st, path, &probe, d)) {
@@ -319,17 +320,17 @@ static void decide(struct scanner *sc, int fd, struct event_path *path,
 	} else {
 		scan(sc, fd, &st, path, d);
 		/* one check after the scan, for the store and the cache */
-		if (probe.keyed || (use_cache && stable && d->found == FOUND_CLEAN))
+		if (probe.keyed || (cacheable && d->found == FOUND_CLEAN))
 			unchanged = cacheable_after_scan(fd, &st);
 		if (sc->store)
 			store_keep(sc, unchanged, &probe, d);
 		if (d->found != FOUND_CLEAN)
 			return;
 	}
-	if (d->ans.unremembered)
-		remember = NULL;
 	/* only a complete clean answer is remembered */
-	if (use_cache && stable && unchanged && !d->ans.unremembered)
+	if (d->ans.unremembered)
+		return;
+	if (cacheable && unchanged)
 		cache_insert(&sc->cache, &key, gen);
 	/*
 	 * Not if new signatures came during the scan; the kernel checks
